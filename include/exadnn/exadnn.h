@@ -1,0 +1,26 @@
+// The umbrella header: everything a user of exadnn needs.
+#pragma once
+
+#include "exadnn/core/device.h"
+#include "exadnn/core/dims.h"
+#include "exadnn/core/dtype.h"
+#include "exadnn/core/error.h"
+#include "exadnn/ops/factories.h"
+#include "exadnn/core/half.h"
+#include "exadnn/core/memory_manager.h"
+#include "exadnn/core/rng.h"
+#include "exadnn/backend/runtime.h"
+#include "exadnn/core/tensor.h"
+
+#include "exadnn/backend/dispatch.h"
+
+#include "exadnn/autograd/engine.h"
+#include "exadnn/autograd/function.h"
+#include "exadnn/autograd/grad_mode.h"
+
+#include "exadnn/ops/comparison.h"
+#include "exadnn/ops/elementwise.h"
+#include "exadnn/ops/inplace.h"
+#include "exadnn/ops/linalg.h"
+#include "exadnn/ops/operators.h"
+#include "exadnn/ops/reduction.h"

@@ -1,0 +1,13 @@
+// Matrix products.
+#pragma once
+
+#include "exadnn/core/tensor.h"
+
+namespace exadnn {
+
+/// NumPy matmul: 1-D·1-D dot, 2-D·2-D product, batched products with broadcast batch dims
+/// ([..., m, k]·[..., k, n] -> [..., m, n]). Operands must share a dtype. Runs on the fastest GEMM
+/// the machine has (see runtime_info()); transposed views are passed to GEMM without copying.
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+}  // namespace exadnn

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every Debian package exadnn needs: build, tests, benchmarks, datasets.
+# Run as root on Debian 12 (bookworm). Safe to run again: apt skips what is installed.
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  build-essential g++ cmake ninja-build pkg-config git clang-format
+  # numerics
+  libopenblas-dev liblapacke-dev libdnnl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev googletest libbenchmark-dev
+  # parsing, logging, I/O (used by later layers; installed once here)
+  zlib1g-dev
+  # data
+  dataset-fashion-mnist
+)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "[setup] installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "[setup] all packages present"
+fi

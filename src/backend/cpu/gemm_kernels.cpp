@@ -1,0 +1,111 @@
+// CPU GEMM kernels: f32 through oneDNN or CBLAS, f64 through CBLAS, 16-bit floats through f32,
+// integers by a blocked loop.
+#include <cblas.h>
+#include <oneapi/dnnl/dnnl.h>
+
+#include <climits>
+#include <type_traits>
+#include <vector>
+
+#include "exadnn/backend/kernels.h"
+#include "gemm_provider.h"
+#include "loops.h"
+
+namespace exadnn::cpu {
+
+namespace {
+
+int blas_int(int64_t v, const char* what) {
+  EXADNN_CHECK(v <= INT_MAX, "gemm", what, " = ", v, " exceeds the BLAS 32-bit integer range");
+  return static_cast<int>(v);
+}
+
+void sgemm(const GemmArgs& g) {
+  if (gemm_provider() == GemmProvider::onednn) {
+    const dnnl_status_t st = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k,
+                                        static_cast<float>(g.alpha), static_cast<const float*>(g.a),
+                                        g.lda, static_cast<const float*>(g.b), g.ldb,
+                                        static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc);
+    EXADNN_CHECK(st == dnnl_success, "gemm", "dnnl_sgemm failed with status ", static_cast<int>(st),
+                 " for m=", g.m, " n=", g.n, " k=", g.k);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
+              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m, "m"), blas_int(g.n, "n"),
+              blas_int(g.k, "k"), static_cast<float>(g.alpha), static_cast<const float*>(g.a),
+              blas_int(g.lda, "lda"), static_cast<const float*>(g.b), blas_int(g.ldb, "ldb"),
+              static_cast<float>(g.beta), static_cast<float*>(g.c), blas_int(g.ldc, "ldc"));
+}
+
+void dgemm(const GemmArgs& g) {
+  cblas_dgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
+              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m, "m"), blas_int(g.n, "n"),
+              blas_int(g.k, "k"), g.alpha, static_cast<const double*>(g.a), blas_int(g.lda, "lda"),
+              static_cast<const double*>(g.b), blas_int(g.ldb, "ldb"), g.beta,
+              static_cast<double*>(g.c), blas_int(g.ldc, "ldc"));
+}
+
+// Packs a rows x cols matrix with leading dimension ld into dense floats.
+template <class T>
+std::vector<float> widen(const void* p, int64_t rows, int64_t cols, int64_t ld) {
+  std::vector<float> out(static_cast<size_t>(rows * cols));
+  const T* src = static_cast<const T*>(p);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = static_cast<float>(src[r * ld + c]);
+  return out;
+}
+
+// 16-bit inputs: widen to f32, multiply in f32, round the result once.
+// (The mixed-precision work replaces this with native bf16/f16 GEMM.)
+template <class T>
+void gemm_16bit(const GemmArgs& g) {
+  const int64_t a_rows = g.trans_a ? g.k : g.m, a_cols = g.trans_a ? g.m : g.k;
+  const int64_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
+  std::vector<float> a = widen<T>(g.a, a_rows, a_cols, g.lda);
+  std::vector<float> b = widen<T>(g.b, b_rows, b_cols, g.ldb);
+  std::vector<float> c = g.beta != 0.0 ? widen<T>(g.c, g.m, g.n, g.ldc)
+                                       : std::vector<float>(static_cast<size_t>(g.m * g.n));
+  GemmArgs f = g;
+  f.a = a.data();
+  f.lda = std::max<int64_t>(a_cols, 1);
+  f.b = b.data();
+  f.ldb = std::max<int64_t>(b_cols, 1);
+  f.c = c.data();
+  f.ldc = std::max<int64_t>(g.n, 1);
+  sgemm(f);
+  T* dst = static_cast<T*>(g.c);
+  for (int64_t r = 0; r < g.m; ++r)
+    for (int64_t col = 0; col < g.n; ++col) dst[r * g.ldc + col] = T(c[r * g.n + col]);
+}
+
+// Integer GEMM: i-k-j loop order so the inner loop streams rows of B and C.
+template <class T>
+void gemm_integer(const GemmArgs& g) {
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  const T alpha = static_cast<T>(g.alpha), beta = static_cast<T>(g.beta);
+#pragma omp parallel for if (g.m * g.n * g.k >= kParallelGrain)
+  for (int64_t i = 0; i < g.m; ++i) {
+    T* crow = c + i * g.ldc;
+    for (int64_t j = 0; j < g.n; ++j) crow[j] = beta == T(0) ? T(0) : static_cast<T>(beta * crow[j]);
+    for (int64_t p = 0; p < g.k; ++p) {
+      const T av = static_cast<T>(alpha * (g.trans_a ? a[p * g.lda + i] : a[i * g.lda + p]));
+      for (int64_t j = 0; j < g.n; ++j)
+        crow[j] = static_cast<T>(crow[j] + av * (g.trans_b ? b[j * g.ldb + p] : b[p * g.ldb + j]));
+    }
+  }
+}
+
+}  // namespace
+
+void register_gemm_kernels(KernelRegistry& r) {
+  put<GemmKernel>(r, OpId::gemm, DType::f32, &sgemm);
+  put<GemmKernel>(r, OpId::gemm, DType::f64, &dgemm);
+  put<GemmKernel>(r, OpId::gemm, DType::f16, &gemm_16bit<Half>);
+  put<GemmKernel>(r, OpId::gemm, DType::bf16, &gemm_16bit<BFloat16>);
+  put<GemmKernel>(r, OpId::gemm, DType::i32, &gemm_integer<int32_t>);
+  put<GemmKernel>(r, OpId::gemm, DType::i64, &gemm_integer<int64_t>);
+}
+
+}  // namespace exadnn::cpu

@@ -1,0 +1,63 @@
+#include "gemm_provider.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <string_view>
+
+#include "exadnn/core/error.h"
+
+namespace exadnn::cpu {
+
+namespace {
+
+// BLAS vendor extensions are looked up at run time so any CBLAS library links.
+template <class Fn>
+Fn* blas_symbol(const char* name) {
+  return reinterpret_cast<Fn*>(dlsym(RTLD_DEFAULT, name));
+}
+
+GemmProvider choose() {
+  const char* env = std::getenv("EXADNN_GEMM");
+  if (env == nullptr || std::string_view(env) == "auto" || std::string_view(env).empty())
+    return GemmProvider::onednn;
+  const std::string_view v(env);
+  if (v == "blas") return GemmProvider::blas;
+  if (v == "onednn") return GemmProvider::onednn;
+  throw Error("EXADNN_GEMM", detail::cat("unknown GEMM provider '", v,
+                                         "' (expected auto, blas or onednn)"));
+}
+
+}  // namespace
+
+GemmProvider gemm_provider() {
+  static const GemmProvider provider = choose();
+  return provider;
+}
+
+const char* gemm_provider_name(GemmProvider p) {
+  return p == GemmProvider::blas ? "BLAS (cblas_sgemm)" : "oneDNN (dnnl_sgemm)";
+}
+
+std::string gemm_provider_report() {
+  const char* env = std::getenv("EXADNN_GEMM");
+  return detail::cat("f32 GEMM: ", gemm_provider_name(gemm_provider()),
+                     env ? detail::cat(" (EXADNN_GEMM=", env, ")")
+                         : std::string(" (default; EXADNN_GEMM=blas|onednn overrides)"));
+}
+
+void set_blas_threads(int n) {
+  if (auto* f = blas_symbol<void(int)>("openblas_set_num_threads")) f(n);
+  if (auto* f = blas_symbol<void(int)>("MKL_Set_Num_Threads")) f(n);
+  if (auto* f = blas_symbol<void(int)>("bli_thread_set_num_threads")) f(n);
+}
+
+std::string blas_report() {
+  std::string out = "BLAS: " EXADNN_BLAS_VENDOR;
+  if (auto* config = blas_symbol<char*()>("openblas_get_config")) out += detail::cat(" [", config(), "]");
+  if (auto* core = blas_symbol<char*()>("openblas_get_corename"))
+    out += detail::cat(", OpenBLAS core '", core(), "'");
+  return out;
+}
+
+}  // namespace exadnn::cpu

@@ -1,0 +1,23 @@
+// Which library runs f32 GEMM on the CPU, chosen once per process (internal to the CPU backend).
+#pragma once
+
+#include <string>
+
+namespace exadnn::cpu {
+
+/// A CPU GEMM implementation.
+enum class GemmProvider { blas, onednn };
+
+/// The provider for f32 GEMM: EXADNN_GEMM=blas|onednn if set, else oneDNN. oneDNN's JIT picks
+/// its kernel from the instructions the CPU has; a distribution OpenBLAS may not recognise a new
+/// processor and fall back to a kernel several times slower (Debian's 0.3.21 does, on Zen 4).
+GemmProvider gemm_provider();
+const char* gemm_provider_name(GemmProvider p);
+/// One line saying what was chosen and why, for runtime_info().
+std::string gemm_provider_report();
+/// Sets the thread count of the BLAS library, whichever vendor it is (no-op if unknown).
+void set_blas_threads(int n);
+/// BLAS vendor and, for OpenBLAS, its configuration and detected core.
+std::string blas_report();
+
+}  // namespace exadnn::cpu

@@ -1,0 +1,20 @@
+// The CPU backend's entry point: fills the CPU row of the dispatch table.
+#include "exadnn/backend/dispatch.h"
+
+namespace exadnn::cpu {
+
+void register_copy_kernels(KernelRegistry& r);
+void register_unary_kernels(KernelRegistry& r);
+void register_binary_kernels(KernelRegistry& r);
+void register_reduce_kernels(KernelRegistry& r);
+void register_gemm_kernels(KernelRegistry& r);
+
+void register_kernels(KernelRegistry& r) {
+  register_copy_kernels(r);
+  register_unary_kernels(r);
+  register_binary_kernels(r);
+  register_reduce_kernels(r);
+  register_gemm_kernels(r);
+}
+
+}  // namespace exadnn::cpu

@@ -1,0 +1,230 @@
+#include "exadnn/core/memory_manager.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <cstdlib>
+#include <cstring>
+
+#include "exadnn/core/error.h"
+
+namespace exadnn {
+
+const char* memory_kind_name(MemoryKind k) noexcept {
+  switch (k) {
+    case MemoryKind::host: return "host";
+    case MemoryKind::pinned: return "pinned";
+    case MemoryKind::device: return "device";
+    case MemoryKind::managed: return "managed";
+  }
+  return "?";
+}
+
+std::string format_bytes(size_t nbytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double v = static_cast<double>(nbytes);
+  int unit = 0;
+  while (v >= 1024.0 && unit < 5) {
+    v /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, unit == 0 ? "%.0f %s" : "%.2f %s", v, kUnits[unit]);
+  return buf;
+}
+
+namespace {
+
+// Host memory: 64-byte aligned blocks from the C library.
+class HostBackend final : public MemoryBackend {
+ public:
+  const char* name() const override { return "host (aligned_alloc)"; }
+  void* allocate(size_t nbytes, int /*device*/) override { return std::aligned_alloc(64, nbytes); }
+  void deallocate(void* ptr, size_t, int) override { std::free(ptr); }
+  size_t capacity(int) const override {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGE_SIZE);
+    return static_cast<size_t>(pages) * static_cast<size_t>(page_size);
+  }
+  void memset(void* dst, int value, size_t nbytes) override { std::memset(dst, value, nbytes); }
+};
+
+void host_copy(void* dst, const void* src, size_t nbytes) { std::memcpy(dst, src, nbytes); }
+
+uint64_t cache_key(size_t rounded, int device) {
+  return (static_cast<uint64_t>(rounded) << 8) | static_cast<uint64_t>(device & 0xff);
+}
+
+}  // namespace
+
+// One memory kind: its backend plus a cache of freed blocks keyed by (size class, device).
+struct MemoryManager::Pool {
+  MemoryKind kind;
+  std::unique_ptr<MemoryBackend> backend;
+  mutable std::mutex mutex;
+  std::unordered_map<uint64_t, std::vector<void*>> free_blocks;
+  MemoryStats stats;
+  size_t cache_limit = ~size_t{0};
+
+  // Frees cached blocks until cached_bytes <= target. Caller holds the mutex.
+  void trim_to(size_t target) {
+    for (auto it = free_blocks.begin(); it != free_blocks.end() && stats.cached_bytes > target;) {
+      const size_t rounded = static_cast<size_t>(it->first >> 8);
+      const int device = static_cast<int>(it->first & 0xff);
+      auto& blocks = it->second;
+      while (!blocks.empty() && stats.cached_bytes > target) {
+        backend->deallocate(blocks.back(), rounded, device);
+        blocks.pop_back();
+        stats.cached_bytes -= rounded;
+      }
+      it = blocks.empty() ? free_blocks.erase(it) : std::next(it);
+    }
+  }
+};
+
+MemoryManager::MemoryManager() {
+  for (int k = 0; k < kMemoryKindCount; ++k) {
+    pools_[k] = std::make_unique<Pool>();
+    pools_[k]->kind = static_cast<MemoryKind>(k);
+  }
+  Pool& host = *pools_[static_cast<int>(MemoryKind::host)];
+  host.backend = std::make_unique<HostBackend>();
+  host.cache_limit = host.backend->capacity(0) / 4;  // never hoard more than a quarter of RAM
+  copies_[0][0] = host_copy;
+}
+
+MemoryManager& MemoryManager::instance() {
+  // Leaked on purpose: tensors in static objects may be freed after main() returns.
+  static MemoryManager* manager = new MemoryManager();
+  return *manager;
+}
+
+MemoryManager::Pool& MemoryManager::pool(MemoryKind kind) const {
+  return *pools_[static_cast<int>(kind)];
+}
+
+size_t MemoryManager::round_size(size_t nbytes) noexcept {
+  if (nbytes <= 64) return 64;
+  if (nbytes <= (size_t{64} << 10)) return (nbytes + 63) & ~size_t{63};
+  // Above 64 KiB: eight size classes per power of two (at most 12.5% slack).
+  size_t power = size_t{1} << (63 - __builtin_clzll(nbytes - 1));
+  const size_t step = power / 8;
+  return (nbytes + step - 1) / step * step;
+}
+
+void* MemoryManager::allocate(MemoryKind kind, size_t nbytes, int device) {
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  EXADNN_CHECK(p.backend != nullptr, "MemoryManager", "cannot allocate ", format_bytes(nbytes),
+               " of ", memory_kind_name(kind),
+               " memory: exadnn was built without CUDA (only host memory is available)");
+  const size_t rounded = round_size(nbytes);
+  const size_t capacity = p.backend->capacity(device);
+  EXADNN_CHECK(rounded <= capacity, "MemoryManager", "cannot allocate ", format_bytes(nbytes),
+               " of ", memory_kind_name(kind), " memory: that is more than the ",
+               format_bytes(capacity), " this machine has");
+  void* ptr = nullptr;
+  auto it = p.free_blocks.find(cache_key(rounded, device));
+  if (it != p.free_blocks.end() && !it->second.empty()) {
+    ptr = it->second.back();
+    it->second.pop_back();
+    p.stats.cached_bytes -= rounded;
+    ++p.stats.cache_hits;
+  } else {
+    ptr = p.backend->allocate(rounded, device);
+    if (ptr == nullptr) {  // give the cache back and try once more
+      p.trim_to(0);
+      ptr = p.backend->allocate(rounded, device);
+    }
+    EXADNN_CHECK(ptr != nullptr, "MemoryManager", "out of ", memory_kind_name(kind),
+                 " memory allocating ", format_bytes(nbytes), " (", format_bytes(p.stats.bytes_in_use),
+                 " in use)");
+    ++p.stats.system_allocations;
+  }
+  p.stats.bytes_in_use += rounded;
+  p.stats.peak_bytes = std::max(p.stats.peak_bytes, p.stats.bytes_in_use);
+  ++p.stats.allocation_count;
+  ++p.stats.live_blocks;
+  return ptr;
+}
+
+void MemoryManager::deallocate(MemoryKind kind, void* ptr, size_t nbytes, int device) noexcept {
+  if (ptr == nullptr) return;
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  const size_t rounded = round_size(nbytes);
+  p.stats.bytes_in_use -= rounded;
+  --p.stats.live_blocks;
+  if (rounded > p.cache_limit) {
+    p.backend->deallocate(ptr, rounded, device);
+    return;
+  }
+  try {
+    p.free_blocks[cache_key(rounded, device)].push_back(ptr);
+  } catch (...) {  // no memory to grow the free list: release the block instead
+    p.backend->deallocate(ptr, rounded, device);
+    return;
+  }
+  p.stats.cached_bytes += rounded;
+  if (p.stats.cached_bytes > p.cache_limit) p.trim_to(p.cache_limit);
+}
+
+void MemoryManager::copy(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind,
+                         size_t nbytes) {
+  if (nbytes == 0) return;
+  CopyFunction fn = copies_[static_cast<int>(dst_kind)][static_cast<int>(src_kind)];
+  EXADNN_CHECK(fn != nullptr, "MemoryManager", "no copy from ", memory_kind_name(src_kind),
+               " to ", memory_kind_name(dst_kind), " memory: exadnn was built without CUDA");
+  fn(dst, src, nbytes);
+}
+
+void MemoryManager::memset(void* dst, MemoryKind kind, int value, size_t nbytes) {
+  Pool& p = pool(kind);
+  EXADNN_CHECK(p.backend != nullptr, "MemoryManager", "cannot fill ", memory_kind_name(kind),
+               " memory: exadnn was built without CUDA");
+  p.backend->memset(dst, value, nbytes);
+}
+
+MemoryStats MemoryManager::stats(MemoryKind kind) const {
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.stats;
+}
+
+void MemoryManager::reset_peak(MemoryKind kind) {
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.stats.peak_bytes = p.stats.bytes_in_use;
+}
+
+void MemoryManager::empty_cache(MemoryKind kind) {
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  if (p.backend) p.trim_to(0);
+}
+
+void MemoryManager::set_cache_limit(MemoryKind kind, size_t bytes) {
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.cache_limit = bytes;
+  if (p.backend) p.trim_to(bytes);
+}
+
+bool MemoryManager::available(MemoryKind kind) const { return pool(kind).backend != nullptr; }
+
+void MemoryManager::register_backend(MemoryKind kind, std::unique_ptr<MemoryBackend> backend) {
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  EXADNN_CHECK(p.stats.live_blocks == 0, "MemoryManager", "cannot replace the ",
+               memory_kind_name(kind), " backend while ", p.stats.live_blocks, " blocks are live");
+  if (p.backend) p.trim_to(0);
+  p.backend = std::move(backend);
+}
+
+void MemoryManager::register_copy(MemoryKind dst_kind, MemoryKind src_kind, CopyFunction fn) {
+  copies_[static_cast<int>(dst_kind)][static_cast<int>(src_kind)] = fn;
+}
+
+}  // namespace exadnn

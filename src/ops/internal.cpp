@@ -1,0 +1,61 @@
+#include "internal.h"
+
+#include "exadnn/ops/reduction.h"
+
+namespace exadnn::ops {
+
+void check_defined(const Tensor& t, const char* op, const char* what) {
+  EXADNN_CHECK(t.defined(), op, what, " is an undefined tensor");
+}
+
+void check_same_device(const Tensor& a, const Tensor& b, const char* op) {
+  EXADNN_CHECK(a.device() == b.device(), op, "operands on different devices: ", a.device().str(),
+               " and ", b.device().str());
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
+  const int64_t n = std::max(a.size(), b.size());
+  Shape out = Dims::filled(n, 1);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t ai = i - (n - a.size()), bi = i - (n - b.size());
+    const int64_t da = ai >= 0 ? a[ai] : 1, db = bi >= 0 ? b[bi] : 1;
+    EXADNN_CHECK(da == db || da == 1 || db == 1, op, "shapes ", a, " and ", b,
+                 " cannot be broadcast together (dim ", i, ": ", da, " vs ", db, ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Tensor broadcast_view(const Tensor& t, const Shape& shape) {
+  if (t.shape() == shape) return t;
+  const int64_t lead = shape.size() - t.dim();
+  Strides strides = Dims::filled(shape.size(), 0);
+  for (int64_t i = 0; i < t.dim(); ++i)
+    strides[lead + i] = t.shape()[i] == 1 && shape[lead + i] != 1 ? 0 : t.strides()[i];
+  return make_view(t.storage(), shape, strides, t.offset(), t.dtype());
+}
+
+Tensor sum_to(const Tensor& grad, const Shape& shape) {
+  if (grad.shape() == shape) return grad;
+  const int64_t lead = grad.dim() - shape.size();
+  Axes axes;
+  for (int64_t i = 0; i < grad.dim(); ++i)
+    if (i < lead || (shape[i - lead] == 1 && grad.shape()[i] != 1)) axes.push_back(i);
+  Tensor s = sum(grad, axes, /*keepdim=*/true);
+  return s.reshape(shape);
+}
+
+Tensor empty_on(const Shape& shape, DType dtype, Device device) {
+  return empty(shape, TensorOptions(dtype).device(device));
+}
+
+Tensor cast_raw(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = empty_on(t.shape(), dtype, t.device());
+  lookup<CastKernel>(OpId::cast, t.device().kind, t.dtype())(out, t);
+  return out;
+}
+
+DType floating_dtype(DType t) { return is_floating(t) ? t : DType::f32; }
+
+}  // namespace exadnn::ops

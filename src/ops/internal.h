@@ -1,0 +1,33 @@
+// Helpers shared by the op families (internal to src/ops).
+#pragma once
+
+#include <vector>
+
+#include "exadnn/autograd/node.h"
+#include "exadnn/backend/dispatch.h"
+#include "exadnn/backend/kernels.h"
+#include "exadnn/core/tensor.h"
+#include "exadnn/ops/factories.h"
+
+namespace exadnn::ops {
+
+/// Throws unless t is defined.
+void check_defined(const Tensor& t, const char* op, const char* what = "input");
+/// Throws unless a and b live on the same device.
+void check_same_device(const Tensor& a, const Tensor& b, const char* op);
+/// NumPy broadcast of two shapes; throws naming `op` and both shapes.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op);
+/// Stride-0 view of t broadcast to `shape` (no autograd; shape must be broadcast-compatible).
+Tensor broadcast_view(const Tensor& t, const Shape& shape);
+/// Sums a gradient over broadcast axes so it has `shape` again (differentiable).
+Tensor sum_to(const Tensor& grad, const Shape& shape);
+/// Dense uninitialised tensor with t's device.
+Tensor empty_on(const Shape& shape, DType dtype, Device device);
+/// Converts t to dtype without recording (new dense tensor, or t itself if already dtype).
+Tensor cast_raw(const Tensor& t, DType dtype);
+/// The float dtype an integer input is computed in (f32), or t's own dtype.
+DType floating_dtype(DType t);
+/// Calls record() with the op's inputs (just a shorter name inside op files).
+using autograd::record;
+
+}  // namespace exadnn::ops
