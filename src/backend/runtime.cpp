@@ -36,8 +36,8 @@ std::string runtime_info() {
   os << "exadnn " << version() << "\n"
      << "threads: " << get_num_threads() << " (OpenMP, BLAS and oneDNN share this count)\n"
      << cpu::blas_report() << "\n"
-     << "oneDNN: " << dv->major << "." << dv->minor << "." << dv->patch << " (" << dv->cpu_runtime
-     << " cpu runtime)\n"
+     << "oneDNN: " << dv->major << "." << dv->minor << "." << dv->patch 
+     << (dv->cpu_runtime == DNNL_RUNTIME_OMP ? " (OpenMP runtime)\n" : " (non-OpenMP runtime)\n")
      << cpu::gemm_provider_report() << "\n"
      << "memory kinds:";
   for (int k = 0; k < kMemoryKindCount; ++k) {

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Sets everything up, builds everything (library, tests, examples, benchmarks), runs the whole
+# test suite, then rebuilds the unit tests with AddressSanitizer + UndefinedBehaviorSanitizer and
+# runs them again. Exits non-zero if anything fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS="${JOBS:-$(nproc)}"
+
+bash scripts/setup.sh
+
+echo "== release build =="
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$JOBS"
+echo "== tests (release) =="
+ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900
+
+echo "== sanitizer build (ASan + UBSan) =="
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEXADNN_SANITIZE=ON \
+  -DEXADNN_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-asan -j "$JOBS"
+echo "== unit tests (ASan + UBSan) =="
+ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1" \
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit --timeout 1800
+echo "== all tests passed =="
