@@ -88,9 +88,8 @@ void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& input
   }
 }
 
-void record(const char* name, const std::vector<Tensor>& inputs, Tensor& output,
-            LambdaNode::Backward backward) {
-  if (!any_requires_grad(inputs)) return;
+void record_node(const char* name, std::initializer_list<Tensor> inputs, Tensor& output,
+                 LambdaNode::Backward backward) {
   auto node = std::make_shared<LambdaNode>(name, std::move(backward));
   node->next_edges().reserve(inputs.size());
   for (const Tensor& t : inputs) node->next_edges().push_back(gradient_edge(t));

@@ -67,6 +67,7 @@ struct MemoryManager::Pool {
   std::unordered_map<uint64_t, std::vector<void*>> free_blocks;
   MemoryStats stats;
   size_t cache_limit = ~size_t{0};
+  size_t capacity = 0;  // of device 0, read once from the backend (a system call on the host)
 
   // Frees cached blocks until cached_bytes <= target. Caller holds the mutex.
   void trim_to(size_t target) {
@@ -91,7 +92,8 @@ MemoryManager::MemoryManager() {
   }
   Pool& host = *pools_[static_cast<int>(MemoryKind::host)];
   host.backend = std::make_unique<HostBackend>();
-  host.cache_limit = host.backend->capacity(0) / 4;  // never hoard more than a quarter of RAM
+  host.capacity = host.backend->capacity(0);
+  host.cache_limit = host.capacity / 4;  // never hoard more than a quarter of RAM
   copies_[0][0] = host_copy;
 }
 
@@ -121,10 +123,6 @@ void* MemoryManager::allocate(MemoryKind kind, size_t nbytes, int device) {
                " of ", memory_kind_name(kind),
                " memory: exadnn was built without CUDA (only host memory is available)");
   const size_t rounded = round_size(nbytes);
-  const size_t capacity = p.backend->capacity(device);
-  EXADNN_CHECK(rounded <= capacity, "MemoryManager", "cannot allocate ", format_bytes(nbytes),
-               " of ", memory_kind_name(kind), " memory: that is more than the ",
-               format_bytes(capacity), " this machine has");
   void* ptr = nullptr;
   auto it = p.free_blocks.find(cache_key(rounded, device));
   if (it != p.free_blocks.end() && !it->second.empty()) {
@@ -133,6 +131,10 @@ void* MemoryManager::allocate(MemoryKind kind, size_t nbytes, int device) {
     p.stats.cached_bytes -= rounded;
     ++p.stats.cache_hits;
   } else {
+    const size_t capacity = device == 0 ? p.capacity : p.backend->capacity(device);
+    EXADNN_CHECK(rounded <= capacity, "MemoryManager", "cannot allocate ", format_bytes(nbytes),
+                 " of ", memory_kind_name(kind), " memory: that is more than the ",
+                 format_bytes(capacity), " this machine has");
     ptr = p.backend->allocate(rounded, device);
     if (ptr == nullptr) {  // give the cache back and try once more
       p.trim_to(0);
@@ -221,6 +223,7 @@ void MemoryManager::register_backend(MemoryKind kind, std::unique_ptr<MemoryBack
                memory_kind_name(kind), " backend while ", p.stats.live_blocks, " blocks are live");
   if (p.backend) p.trim_to(0);
   p.backend = std::move(backend);
+  p.capacity = p.backend->capacity(0);
 }
 
 void MemoryManager::register_copy(MemoryKind dst_kind, MemoryKind src_kind, CopyFunction fn) {

@@ -136,7 +136,7 @@ Tensor from_vector(const std::vector<T>& values, const Shape& shape, const Tenso
                " values do not fill shape ", s);
   Tensor host = empty(s, dtype_v<T>);
   if (!values.empty()) std::memcpy(host.data_ptr(), values.data(), values.size() * sizeof(T));
-  Tensor out = host.to(options.dtype()).to(options.device());
+  Tensor out = host.to(options.dtype_or(dtype_v<T>)).to(options.device());
   return finish(out, options);
 }
 

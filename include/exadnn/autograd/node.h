@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exadnn/autograd/grad_mode.h"
 #include "exadnn/core/tensor.h"
 
 namespace exadnn::autograd {
@@ -94,10 +95,19 @@ bool any_requires_grad(const std::vector<Tensor>& inputs);
 void connect(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
              std::vector<Tensor>& outputs);
 
-/// Records a single-output op: `backward(grad_out)` returns one gradient per input (undefined
-/// where the input needs none; broadcasting is undone by the caller's rule). No-op when no
-/// input requires grad or grad mode is off.
-void record(const char* name, const std::vector<Tensor>& inputs, Tensor& output,
-            LambdaNode::Backward backward);
+/// Makes a LambdaNode for a single-output op and attaches it to `output` (see record()).
+void record_node(const char* name, std::initializer_list<Tensor> inputs, Tensor& output,
+                 LambdaNode::Backward backward);
+
+/// Records a single-output op: `backward(grad_outputs)` returns one gradient per input (undefined
+/// where the input needs none; the rule itself undoes broadcasting). Costs nothing, not even the
+/// closure, when no input requires grad or grad mode is off.
+template <class Rule>
+void record(const char* name, std::initializer_list<Tensor> inputs, Tensor& output, Rule&& rule) {
+  if (!GradMode::is_enabled()) return;
+  bool any = false;
+  for (const Tensor& t : inputs) any = any || (t.defined() && t.requires_grad());
+  if (any) record_node(name, inputs, output, LambdaNode::Backward(std::forward<Rule>(rule)));
+}
 
 }  // namespace exadnn::autograd

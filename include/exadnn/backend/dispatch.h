@@ -27,7 +27,7 @@ namespace exadnn {
   X(where, WhereKernel)                                                             \
   X(sum, ReduceKernel) X(max, ReduceKernel) X(min, ReduceKernel)                    \
   X(argmax, ArgReduceKernel) X(argmin, ArgReduceKernel)                             \
-  X(gemm, GemmKernel)
+  X(gemm, GemmKernel) X(solve, SolveKernel)
 
 /// Identifier of a dispatched op.
 enum class OpId : uint16_t {

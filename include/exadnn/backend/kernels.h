@@ -52,4 +52,9 @@ struct GemmArgs {
 };
 using GemmKernel = void(const GemmArgs& args);
 
+/// Solves A·X = B in place for one system: `a` is a dense row-major [n, n] matrix (overwritten by
+/// its LU factors), `b` a dense row-major [n, k] matrix overwritten by X. Returns 0, or i > 0 when
+/// U[i-1, i-1] is exactly zero (A is singular).
+using SolveKernel = int64_t(void* a, void* b, int64_t n, int64_t k);
+
 }  // namespace exadnn

@@ -18,6 +18,15 @@ class Dims {
   Dims() = default;
   Dims(std::initializer_list<int64_t> values);
   explicit Dims(const std::vector<int64_t>& values);
+  // Copies move only the used entries: shapes are copied on every op.
+  Dims(const Dims& other) noexcept : n_(other.n_) {
+    for (int64_t i = 0; i < n_; ++i) v_[i] = other.v_[i];
+  }
+  Dims& operator=(const Dims& other) noexcept {
+    n_ = other.n_;
+    for (int64_t i = 0; i < n_; ++i) v_[i] = other.v_[i];
+    return *this;
+  }
   /// `n` copies of `value`.
   static Dims filled(int64_t n, int64_t value);
 
@@ -47,7 +56,7 @@ class Dims {
   friend bool operator!=(const Dims& a, const Dims& b) noexcept { return !(a == b); }
 
  private:
-  int64_t v_[kMaxDims] = {};
+  int64_t v_[kMaxDims];  // entries past n_ are unspecified
   int64_t n_ = 0;
 };
 

@@ -32,20 +32,23 @@ class Tensor;
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(DType t) : dtype_(t) {}  // NOLINT: implicit so `zeros({2}, DType::f64)` reads well
+  TensorOptions(DType t) : dtype_(t), has_dtype_(true) {}  // NOLINT: `zeros({2}, DType::f64)`
   TensorOptions(Device d) : device_(d) {}  // NOLINT
-  TensorOptions& dtype(DType t) { dtype_ = t; return *this; }
+  TensorOptions& dtype(DType t) { dtype_ = t; has_dtype_ = true; return *this; }
   TensorOptions& device(Device d) { device_ = d; return *this; }
   /// Memory kind; default host for cpu and device for cuda.
   TensorOptions& memory(MemoryKind k) { memory_ = k; has_memory_ = true; return *this; }
   TensorOptions& requires_grad(bool r = true) { requires_grad_ = r; return *this; }
   DType dtype() const { return dtype_; }
+  /// The dtype if one was set, else `fallback` (from_vector<double> defaults to f64).
+  DType dtype_or(DType fallback) const { return has_dtype_ ? dtype_ : fallback; }
   Device device() const { return device_; }
   MemoryKind memory() const;
   bool requires_grad() const { return requires_grad_; }
 
  private:
   DType dtype_ = DType::f32;
+  bool has_dtype_ = false;
   Device device_ = Device::cpu();
   MemoryKind memory_ = MemoryKind::host;
   bool has_memory_ = false;

@@ -38,7 +38,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOption
 Tensor from_blob(void* data, const Shape& shape, DType dtype, const Strides& strides = {},
                  Device device = Device::cpu(), std::function<void(void*)> on_release = {});
 
-/// Copies values into a new CPU tensor of `shape` (1-D of values.size() if shape is empty).
+/// Copies values into a new tensor of `shape` (1-D of values.size() if shape is empty); the dtype
+/// is T's unless the options set one.
 template <class T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape = {},
                    const TensorOptions& options = {});

@@ -10,4 +10,9 @@ namespace exadnn {
 /// the machine has (see runtime_info()); transposed views are passed to GEMM without copying.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
+/// X with A·X = B, by LU with partial pivoting (LAPACK gesv). a: [..., n, n]; b: [..., n, k] or
+/// [n] (a vector right-hand side); batch dims broadcast. f32 or f64. A singular matrix is an
+/// Error naming the batch entry and the zero pivot.
+Tensor solve(const Tensor& a, const Tensor& b);
+
 }  // namespace exadnn

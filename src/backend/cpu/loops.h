@@ -92,9 +92,17 @@ struct StridedLoop {
     for (int i = 0; i < N; ++i) inner_strides[i] = strides[i][ndim - 1];
     const int64_t total = rows * n;
     const int threads = total >= kParallelGrain ? omp_get_max_threads() : 1;
+    if (threads == 1) {  // no OpenMP region at all: entering one costs more than a small op
+      for (int64_t r = 0; r < rows; ++r) {
+        char* ptrs[N];
+        row_pointers(r, ptrs);
+        inner_fn(ptrs, inner_strides, n);
+      }
+      return;
+    }
     if (rows == 1) {  // split one long row into chunks
       const int64_t chunk = (n + threads - 1) / threads;
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(static)
       for (int t = 0; t < threads; ++t) {
         const int64_t begin = t * chunk;
         const int64_t count = std::min(chunk, n - begin);
@@ -105,7 +113,7 @@ struct StridedLoop {
       }
       return;
     }
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       char* ptrs[N];
       row_pointers(r, ptrs);

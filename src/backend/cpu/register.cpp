@@ -8,6 +8,7 @@ void register_unary_kernels(KernelRegistry& r);
 void register_binary_kernels(KernelRegistry& r);
 void register_reduce_kernels(KernelRegistry& r);
 void register_gemm_kernels(KernelRegistry& r);
+void register_lapack_kernels(KernelRegistry& r);
 
 void register_kernels(KernelRegistry& r) {
   register_copy_kernels(r);
@@ -15,6 +16,7 @@ void register_kernels(KernelRegistry& r) {
   register_binary_kernels(r);
   register_reduce_kernels(r);
   register_gemm_kernels(r);
+  register_lapack_kernels(r);
 }
 
 }  // namespace exadnn::cpu
