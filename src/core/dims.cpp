@@ -86,10 +86,14 @@ Strides contiguous_strides(const Shape& shape) {
 }
 
 int64_t normalize_axis(int64_t axis, int64_t ndim, const char* op) {
-  const int64_t bound = std::max<int64_t>(ndim, 1);  // a 0-d tensor accepts axis 0 / -1
-  EXADNN_CHECK(axis >= -bound && axis < bound, op, "axis ", axis,
+  EXADNN_CHECK(axis >= -ndim && axis < ndim, op, "axis ", axis,
                " is out of range for a tensor with ", ndim, " dimensions");
-  return axis < 0 ? axis + bound : axis;
+  return axis < 0 ? axis + ndim : axis;
+}
+
+void check_scalar_axis(int64_t axis, const char* op) {
+  EXADNN_CHECK(axis == 0 || axis == -1, op, "axis ", axis,
+               " is out of range for a tensor with 0 dimensions");
 }
 
 }  // namespace exadnn

@@ -109,6 +109,7 @@ MemoryManager::Pool& MemoryManager::pool(MemoryKind kind) const {
 
 size_t MemoryManager::round_size(size_t nbytes) noexcept {
   if (nbytes <= 64) return 64;
+  if (nbytes > (size_t{1} << 62)) return nbytes;  // beyond any machine; capacity check rejects it
   if (nbytes <= (size_t{64} << 10)) return (nbytes + 63) & ~size_t{63};
   // Above 64 KiB: eight size classes per power of two (at most 12.5% slack).
   size_t power = size_t{1} << (63 - __builtin_clzll(nbytes - 1));

@@ -17,17 +17,30 @@ void check_shape(const Shape& shape, const char* op) {
     EXADNN_CHECK(d >= 0, op, "negative dimension ", d, " in shape ", shape);
 }
 
+// Bytes of a dense tensor; throws if the element or byte count does not fit in 64 bits.
+size_t checked_nbytes(const Shape& shape, DType dtype, const char* op) {
+  check_shape(shape, op);
+  int64_t count = 1;
+  for (int64_t d : shape)
+    EXADNN_CHECK(!__builtin_mul_overflow(count, d, &count), op, "shape ", shape,
+                 " has more elements than a 64-bit count can hold");
+  size_t bytes = 0;
+  EXADNN_CHECK(!__builtin_mul_overflow(static_cast<size_t>(count), dtype_size(dtype), &bytes), op,
+               "shape ", shape, " of ", dtype_name(dtype), " needs more bytes than can be addressed");
+  return bytes;
+}
+
 Tensor finish(Tensor t, const TensorOptions& options) {
   if (options.requires_grad()) t.requires_grad_(true);
   return t;
 }
 
-// Draws numel values on the host with `draw(counter_base, i)`, then converts to the options.
-template <class Draw>
+// Computes element i as draw(i) on the host in type Host, then converts to the options.
+template <class Host = double, class Draw>
 Tensor host_draw(const Shape& shape, const TensorOptions& options, Draw draw) {
   check_shape(shape, "random");
-  Tensor host = empty(shape, DType::f64);
-  double* p = host.data<double>();
+  Tensor host = empty(shape, dtype_v<Host>);
+  Host* p = host.data<Host>();
   const int64_t n = host.numel();
 #pragma omp parallel for if (n >= 65536)
   for (int64_t i = 0; i < n; ++i) p[i] = draw(i);
@@ -38,8 +51,7 @@ Tensor host_draw(const Shape& shape, const TensorOptions& options, Draw draw) {
 }  // namespace
 
 Tensor empty(const Shape& shape, const TensorOptions& options) {
-  check_shape(shape, "empty");
-  const size_t nbytes = static_cast<size_t>(shape.numel()) * dtype_size(options.dtype());
+  const size_t nbytes = checked_nbytes(shape, options.dtype(), "empty");
   auto storage = Storage::allocate(nbytes, options.device(), options.memory());
   return finish(make_view(storage, shape, contiguous_strides(shape), 0, options.dtype()), options);
 }
@@ -79,9 +91,20 @@ Tensor arange(int64_t end, const TensorOptions& options) {
 }
 
 Tensor rand(const Shape& shape, const TensorOptions& options, Generator* gen) {
+  EXADNN_CHECK(is_floating(options.dtype()), "rand", "needs a floating dtype, got ",
+               dtype_name(options.dtype()));
+  // Draw exactly as many bits as the target's significand holds, so rounding to the target
+  // cannot reach 1.0: values are k * 2^-bits with k < 2^bits.
+  const int bits = options.dtype() == DType::f64   ? 53
+                   : options.dtype() == DType::f32 ? 24
+                   : options.dtype() == DType::f16 ? 11
+                                                   : 8;
+  const double scale = std::ldexp(1.0, -bits);
   Generator& g = gen ? *gen : default_generator();
   const uint64_t base = g.advance(static_cast<uint64_t>(std::max<int64_t>(shape.numel(), 0)));
-  return host_draw(shape, options, [&g, base](int64_t i) { return g.uniform_at(base + i); });
+  return host_draw(shape, options, [&g, base, bits, scale](int64_t i) {
+    return static_cast<double>(g.bits_at(base + i) >> (64 - bits)) * scale;
+  });
 }
 
 Tensor randn(const Shape& shape, const TensorOptions& options, Generator* gen) {
@@ -104,9 +127,11 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOption
   EXADNN_CHECK(high > low, "randint", "empty range [", low, ", ", high, ")");
   Generator& g = gen ? *gen : default_generator();
   const uint64_t base = g.advance(static_cast<uint64_t>(std::max<int64_t>(shape.numel(), 0)));
-  const uint64_t span = static_cast<uint64_t>(high - low);
-  return host_draw(shape, options, [&g, base, low, span](int64_t i) {
-    return static_cast<double>(low + static_cast<int64_t>(g.bits_at(base + i) % span));
+  const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  const TensorOptions opts = TensorOptions(options).dtype(options.dtype_or(DType::i64));
+  return host_draw<int64_t>(shape, opts, [&g, base, low, span](int64_t i) {
+    // Unsigned arithmetic wraps as intended for ranges wider than INT64_MAX.
+    return static_cast<int64_t>(static_cast<uint64_t>(low) + g.bits_at(base + i) % span);
   });
 }
 

@@ -27,8 +27,11 @@ Plan make_plan(const Tensor& x, const Axes& axes, const char* op) {
   ops::check_defined(x, op);
   std::vector<bool> is_reduced(static_cast<size_t>(x.dim()), axes.empty());
   for (int64_t a : axes) {
+    if (x.dim() == 0) {
+      check_scalar_axis(a, op);
+      continue;
+    }
     const int64_t axis = normalize_axis(a, x.dim(), op);
-    if (x.dim() == 0) continue;
     EXADNN_CHECK(!is_reduced[axis], op, "axis ", a, " is listed twice");
     is_reduced[axis] = true;
   }

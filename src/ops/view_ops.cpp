@@ -148,6 +148,11 @@ Tensor Tensor::permute(const std::vector<int64_t>& order) const {
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
+  if (dim() == 0) {
+    check_scalar_axis(d0, "transpose");
+    check_scalar_axis(d1, "transpose");
+    return *this;
+  }
   d0 = normalize_axis(d0, dim(), "transpose");
   d1 = normalize_axis(d1, dim(), "transpose");
   std::vector<int64_t> order(static_cast<size_t>(dim()));
@@ -210,8 +215,12 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  if (dim() == 0) {
+    check_scalar_axis(d, "squeeze");
+    return *this;
+  }
   d = normalize_axis(d, dim(), "squeeze");
-  if (dim() == 0 || shape()[d] != 1) return *this;
+  if (shape()[d] != 1) return *this;
   Shape s = shape();
   Strides st = strides();
   s.erase(d);

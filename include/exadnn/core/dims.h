@@ -69,7 +69,10 @@ std::ostream& operator<<(std::ostream& os, const Dims& d);
 
 /// Row-major strides of a densely packed tensor of this shape.
 Strides contiguous_strides(const Shape& shape);
-/// Maps a possibly negative axis into [0, ndim); throws naming `op` if out of range.
+/// Maps a possibly negative axis into [0, ndim); throws naming `op` if out of range (a 0-d
+/// tensor has no axes: ops that accept axis 0 of a scalar, like sum or squeeze, check for it).
 int64_t normalize_axis(int64_t axis, int64_t ndim, const char* op);
+/// For a 0-d tensor: checks `axis` is 0 or -1, the only axes NumPy-style ops accept for scalars.
+void check_scalar_axis(int64_t axis, const char* op);
 
 }  // namespace exadnn

@@ -29,7 +29,7 @@ Tensor arange(int64_t end, const TensorOptions& options = {});
 Tensor rand(const Shape& shape, const TensorOptions& options = {}, Generator* gen = nullptr);
 /// Standard normal from `gen` (the default generator if null).
 Tensor randn(const Shape& shape, const TensorOptions& options = {}, Generator* gen = nullptr);
-/// Uniform integers in [low, high).
+/// Uniform integers in [low, high); i64 unless the options set a dtype.
 Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOptions& options = {},
                Generator* gen = nullptr);
 
