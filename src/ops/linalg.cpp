@@ -94,13 +94,25 @@ void batched_gemm(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   }
 }
 
+// Checks that operands of the user's shapes (before vectors became matrices) can be multiplied:
+// inner dims agree and batch dims broadcast.
+void check_matmul_shapes(const Shape& a, const Shape& b) {
+  const int64_t k = a[a.size() - 1];
+  const int64_t k2 = b.size() == 1 ? b[0] : b[b.size() - 2];
+  EXADNN_CHECK(k == k2, "matmul", "shapes ", a, " and ", b, " are not aligned: ", k,
+               " (last dim of the first) != ", k2,
+               b.size() == 1 ? " (length of the second)" : " (second-to-last dim of the second)");
+  for (int64_t i = 3; i <= std::min(a.size(), b.size()); ++i) {
+    const int64_t da = a[a.size() - i], db = b[b.size() - i];
+    EXADNN_CHECK(da == db || da == 1 || db == 1, "matmul", "batch dimensions of shapes ", a,
+                 " and ", b, " cannot be broadcast together (", da, " vs ", db, ")");
+  }
+}
+
 // matmul of operands with at least 2 dims.
 Tensor matmul_nd(const Tensor& a, const Tensor& b) {
   const int64_t m = a.shape()[a.dim() - 2], k = a.shape()[a.dim() - 1];
-  const int64_t k2 = b.shape()[b.dim() - 2], n = b.shape()[b.dim() - 1];
-  EXADNN_CHECK(k == k2, "matmul", "shapes ", a.shape(), " and ", b.shape(),
-               " are not aligned: ", k, " (last dim of the first) != ", k2,
-               " (second-to-last dim of the second)");
+  const int64_t n = b.shape()[b.dim() - 1];
   Shape a_batch, b_batch;
   for (int64_t i = 0; i + 2 < a.dim(); ++i) a_batch.push_back(a.shape()[i]);
   for (int64_t i = 0; i + 2 < b.dim(); ++i) b_batch.push_back(b.shape()[i]);
@@ -137,10 +149,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                " and ", dtype_name(b.dtype()), " (convert one with to())");
   EXADNN_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul", "operands must have at least 1 dimension, "
                "got shapes ", a.shape(), " and ", b.shape());
+  check_matmul_shapes(a.shape(), b.shape());
   const bool a_vector = a.dim() == 1, b_vector = b.dim() == 1;
   Tensor out = matmul_nd(a_vector ? a.unsqueeze(0) : a, b_vector ? b.unsqueeze(1) : b);
   if (b_vector) out = out.squeeze(-1);
-  if (a_vector) out = out.squeeze(-2);
+  if (a_vector) out = out.squeeze(b_vector ? -1 : -2);  // vector·vector is a 0-d dot product
   return out;
 }
 

@@ -131,13 +131,13 @@ Tensor min(const Tensor& x, const Axes& axes, bool keepdim) {
 Tensor logsumexp(const Tensor& x0, const Axes& axes, bool keepdim) {
   ops::check_defined(x0, "logsumexp");
   const Tensor x = x0.to(ops::floating_dtype(x0.dtype()));
+  const Plan p = make_plan(x.detach(), axes, "logsumexp");  // validates axes under this op's name
   Tensor shift = max(x.detach(), axes, /*keepdim=*/true);
   // An all -inf (or +inf) slice would give inf - inf; shift it by 0 instead.
   const double inf = std::numeric_limits<double>::infinity();
   shift = where(lt(abs(shift), scalar_like(inf, shift)), shift, scalar_like(0.0, shift));
   Tensor out = log(sum(exp(x - shift), axes, /*keepdim=*/true)) + shift;
   if (keepdim) return out;
-  const Plan p = make_plan(x.detach(), axes, "logsumexp");
   return out.reshape(p.kept_shape);
 }
 
