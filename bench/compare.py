@@ -6,7 +6,9 @@ bench/README.md are stated in.
     compare.py elementwise FILE.json
 
 A TAG= prefix marks every run of that file, e.g. SkylakeX=matmul_skylakex.json turns
-matmul/cblas_sgemm into matmul/cblas_sgemm[SkylakeX]. Runs need --benchmark_repetitions > 1 (the
+matmul/cblas_sgemm into matmul/cblas_sgemm[SkylakeX]. Tagged runs come from another process (so
+possibly another machine load): the matmul table gives exadnn's ratio to the best baseline of its
+own process and to the best of all. Runs need --benchmark_repetitions > 1 (the
 median aggregate) or are taken as they are.
 """
 import json
@@ -58,8 +60,15 @@ def matmul(args):
             impls.append(impl)
         if key not in keys:
             keys.append(key)
-    baselines = [i for i in impls if i != "exadnn"]
-    head = ["shape M/K/N, threads"] + [f"{i} GFLOP/s" for i in impls] + ["best baseline", "exadnn / best"]
+    impls.sort(key=lambda i: (i != "exadnn", i))
+
+    def order(key):
+        f = dict(kv.split(":") for kv in key.split("/"))
+        return int(f["threads"]), int(f["M"]) * int(f["K"]) * int(f["N"])
+
+    keys.sort(key=order)
+    head = ["shape M/K/N, threads"] + [f"{i} GFLOP/s" for i in impls] + [
+        "exadnn / best of same process", "exadnn / best of all"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key in keys:
@@ -75,12 +84,14 @@ def matmul(args):
             cv = cvs.get(f"matmul/{i}/{key}")
             noise = f" (cv {100 * cv['real_time']:.0f}%)" if cv else ""
             row.append(f"{vals[i]:.1f}{noise}")
-        base = {i: v for i, v in vals.items() if i != "exadnn"}
-        if base and "exadnn" in vals:
-            best = max(base, key=base.get)
-            row += [best, f"{vals['exadnn'] / base[best]:.2f}"]
-        else:
-            row += ["-", "-"]
+        for same_process in (True, False):
+            base = {i: v for i, v in vals.items()
+                    if i != "exadnn" and (not same_process or "[" not in i)}
+            if base and "exadnn" in vals:
+                best = max(base, key=base.get)
+                row.append(f"{vals['exadnn'] / base[best]:.2f} ({best})")
+            else:
+                row.append("-")
         print("| " + " | ".join(row) + " |")
     if labels:
         print("\nOpenBLAS cores: " + ", ".join(sorted({f"{n.split('/')[1]}: {l}" for n, l in labels.items()})))
@@ -91,24 +102,24 @@ def elementwise(args):
     print("| benchmark | median time (ms) | GB/s (bytes moved / time) | cv |")
     print("|---|---|---|---|")
     bw = {}
-    for name, b in medians.items():
+
+    def order(name):
+        parts = name.split("/")
+        return parts[-1], parts[1]
+
+    for name, b in sorted(medians.items(), key=lambda nb: order(nb[0])):
         unit = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
         bw[name] = b.get("GB/s", 0.0)
         cv = cvs.get(name)
         print(f"| {name} | {b['real_time'] * unit:.2f} | {bw[name]:.1f} | "
               + (f"{100 * cv['real_time']:.0f}% |" if cv else "- |"))
     copies = {n: v for n, v in bw.items() if n.split("/")[1] == "memcpy"}
-    if not copies:
-        return
-    best = max(copies, key=copies.get)
     print()
-    for n, v in bw.items():
+    for n, v in sorted(bw.items(), key=lambda nv: order(nv[0])):
         op, rest = n.split("/")[1], "/".join(n.split("/")[2:])
-        if not op.startswith("add"):
-            continue
         same = f"elementwise/memcpy/{rest}"
-        line = f"{n}: / {same} = {v / copies[same]:.2f}" if same in copies else f"{n}:"
-        print(f"{line}; / best memcpy ({best}) = {v / copies[best]:.2f} (goal >= 0.7)")
+        if op.startswith("add") and same in copies:
+            print(f"{n} / {same}: {v / copies[same]:.2f} (goal >= 0.7)")
 
 
 if __name__ == "__main__":

@@ -141,3 +141,27 @@ TEST(ForwardMatmulExtra, NonDyadicF64Values) {
 }
 
 }  // namespace
+
+namespace {
+
+// Products large enough (> 4 MFLOP) that a BLAS GEMM is split into row or column blocks over the
+// OpenMP threads (src/backend/cpu/gemm_kernels.cpp, blas_gemm); every block layout must agree with
+// the naive loop, with and without transposed operands.
+TEST(ForwardMatmulExtra, BlasCallsSplitOverThreads) {
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  struct Case {
+    int64_t m, k, n;
+  };
+  for (const Case c : {Case{150, 120, 140}, Case{7, 300, 2100}, Case{2100, 300, 7}}) {
+    const Tensor a = make(optest::uniform(c.m * c.k, 70), {c.m, c.k}, DType::f64);
+    const Tensor b = make(optest::uniform(c.k * c.n, 71), {c.k, c.n}, DType::f64);
+    EXPECT_TRUE(check(a, b)) << c.m << "x" << c.k << "x" << c.n;
+    const Tensor at = make(optest::uniform(c.k * c.m, 72), {c.k, c.m}, DType::f64);
+    const Tensor bt = make(optest::uniform(c.n * c.k, 73), {c.n, c.k}, DType::f64);
+    EXPECT_TRUE(check(at.t(), bt.t())) << "transposed " << c.m << "x" << c.k << "x" << c.n;
+  }
+  set_num_threads(threads);
+}
+
+}  // namespace

@@ -20,6 +20,37 @@ int blas_int(int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
+// Runs a BLAS GEMM. When exadnn threads BLAS itself (split_blas_over_openmp), the call is split
+// into blocks of C rows (or columns, for short wide products) over exadnn's OpenMP threads.
+template <class Call>
+void blas_gemm(const GemmArgs& g, size_t esize, Call call) {
+  const int threads = omp_get_max_threads();
+  const double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+  if (!split_blas_over_openmp() || threads == 1 || flops < 4e6) return call(g);
+  const bool by_rows = g.m >= g.n;
+  const int64_t extent = by_rows ? g.m : g.n;
+  const int64_t block = (extent + threads - 1) / threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+  for (int t = 0; t < threads; ++t) {
+    const int64_t begin = t * block, count = std::min(block, extent - begin);
+    if (count <= 0) continue;
+    GemmArgs part = g;
+    const auto* a = static_cast<const char*>(g.a);
+    const auto* b = static_cast<const char*>(g.b);
+    auto* c = static_cast<char*>(g.c);
+    if (by_rows) {  // rows [begin, begin + count) of C and of op(A)
+      part.m = count;
+      part.a = a + (g.trans_a ? begin : begin * g.lda) * static_cast<int64_t>(esize);
+      part.c = c + begin * g.ldc * static_cast<int64_t>(esize);
+    } else {  // columns of C and of op(B)
+      part.n = count;
+      part.b = b + (g.trans_b ? begin * g.ldb : begin) * static_cast<int64_t>(esize);
+      part.c = c + begin * static_cast<int64_t>(esize);
+    }
+    call(part);
+  }
+}
+
 void sgemm(const GemmArgs& g) {
   if (gemm_provider() == GemmProvider::onednn) {
     const dnnl_status_t st = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k,
@@ -30,19 +61,23 @@ void sgemm(const GemmArgs& g) {
                  " for m=", g.m, " n=", g.n, " k=", g.k);
     return;
   }
-  cblas_sgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m, "m"), blas_int(g.n, "n"),
-              blas_int(g.k, "k"), static_cast<float>(g.alpha), static_cast<const float*>(g.a),
-              blas_int(g.lda, "lda"), static_cast<const float*>(g.b), blas_int(g.ldb, "ldb"),
-              static_cast<float>(g.beta), static_cast<float*>(g.c), blas_int(g.ldc, "ldc"));
+  blas_gemm(g, sizeof(float), [](const GemmArgs& p) {
+    cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans,
+                p.trans_b ? CblasTrans : CblasNoTrans, blas_int(p.m, "m"), blas_int(p.n, "n"),
+                blas_int(p.k, "k"), static_cast<float>(p.alpha), static_cast<const float*>(p.a),
+                blas_int(p.lda, "lda"), static_cast<const float*>(p.b), blas_int(p.ldb, "ldb"),
+                static_cast<float>(p.beta), static_cast<float*>(p.c), blas_int(p.ldc, "ldc"));
+  });
 }
 
 void dgemm(const GemmArgs& g) {
-  cblas_dgemm(CblasRowMajor, g.trans_a ? CblasTrans : CblasNoTrans,
-              g.trans_b ? CblasTrans : CblasNoTrans, blas_int(g.m, "m"), blas_int(g.n, "n"),
-              blas_int(g.k, "k"), g.alpha, static_cast<const double*>(g.a), blas_int(g.lda, "lda"),
-              static_cast<const double*>(g.b), blas_int(g.ldb, "ldb"), g.beta,
-              static_cast<double*>(g.c), blas_int(g.ldc, "ldc"));
+  blas_gemm(g, sizeof(double), [](const GemmArgs& p) {
+    cblas_dgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans,
+                p.trans_b ? CblasTrans : CblasNoTrans, blas_int(p.m, "m"), blas_int(p.n, "n"),
+                blas_int(p.k, "k"), p.alpha, static_cast<const double*>(p.a),
+                blas_int(p.lda, "lda"), static_cast<const double*>(p.b), blas_int(p.ldb, "ldb"),
+                p.beta, static_cast<double*>(p.c), blas_int(p.ldc, "ldc"));
+  });
 }
 
 // Packs a rows x cols matrix with leading dimension ld into dense floats.

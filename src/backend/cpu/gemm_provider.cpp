@@ -46,7 +46,16 @@ std::string gemm_provider_report() {
                          : std::string(" (default; EXADNN_GEMM=blas|onednn overrides)"));
 }
 
+bool split_blas_over_openmp() {
+  static const bool own_pool = [] {
+    auto* parallel = blas_symbol<int()>("openblas_get_parallel");  // 0 serial, 1 pthreads, 2 OpenMP
+    return parallel != nullptr && parallel() != 2;
+  }();
+  return own_pool;
+}
+
 void set_blas_threads(int n) {
+  if (split_blas_over_openmp()) n = 1;
   if (auto* f = blas_symbol<void(int)>("openblas_set_num_threads")) f(n);
   if (auto* f = blas_symbol<void(int)>("MKL_Set_Num_Threads")) f(n);
   if (auto* f = blas_symbol<void(int)>("bli_thread_set_num_threads")) f(n);
@@ -57,6 +66,8 @@ std::string blas_report() {
   if (auto* config = blas_symbol<char*()>("openblas_get_config")) out += detail::cat(" [", config(), "]");
   if (auto* core = blas_symbol<char*()>("openblas_get_corename"))
     out += detail::cat(", OpenBLAS core '", core(), "'");
+  if (split_blas_over_openmp())
+    out += "; exadnn threads BLAS calls over OpenMP (OpenBLAS's own pool kept at 1 thread)";
   return out;
 }
 

@@ -15,7 +15,12 @@ GemmProvider gemm_provider();
 const char* gemm_provider_name(GemmProvider p);
 /// One line saying what was chosen and why, for runtime_info().
 std::string gemm_provider_report();
-/// Sets the thread count of the BLAS library, whichever vendor it is (no-op if unknown).
+/// True when exadnn must thread BLAS calls itself: OpenBLAS's pthread build (Debian's default),
+/// whose own pool would spin beside OpenMP's and fight it for the cores, and OpenBLAS's serial
+/// build. Its pool is then kept at one thread and exadnn splits each call over its OpenMP threads.
+bool split_blas_over_openmp();
+/// Sets the thread count of the BLAS library, whichever vendor it is (no-op if unknown); 1 when
+/// split_blas_over_openmp().
 void set_blas_threads(int n);
 /// BLAS vendor and, for OpenBLAS, its configuration and detected core.
 std::string blas_report();

@@ -1,5 +1,6 @@
 // The CPU backend's entry point: fills the CPU row of the dispatch table.
 #include "exadnn/backend/dispatch.h"
+#include "gemm_provider.h"
 
 namespace exadnn::cpu {
 
@@ -11,6 +12,7 @@ void register_gemm_kernels(KernelRegistry& r);
 void register_lapack_kernels(KernelRegistry& r);
 
 void register_kernels(KernelRegistry& r) {
+  if (split_blas_over_openmp()) set_blas_threads(1);
   register_copy_kernels(r);
   register_unary_kernels(r);
   register_binary_kernels(r);
