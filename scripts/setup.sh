@@ -10,8 +10,8 @@ PACKAGES=(
   libopenblas-dev liblapacke-dev libdnnl-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  # parsing, logging, I/O (used by later layers; installed once here)
-  zlib1g-dev
+  # data, configs, metrics, plots, command line
+  zlib1g-dev libhdf5-dev libyaml-cpp-dev nlohmann-json3-dev libpng-dev libcli11-dev
   # data
   dataset-fashion-mnist
 )

@@ -9,6 +9,7 @@
 #include "exadnn/core/half.h"
 #include "exadnn/core/memory_manager.h"
 #include "exadnn/core/rng.h"
+#include "exadnn/core/state_dict.h"
 #include "exadnn/backend/runtime.h"
 #include "exadnn/core/tensor.h"
 

@@ -11,8 +11,17 @@
 
 namespace exadnn {
 
-// X-macro list of dispatched ops: (name, kernel signature type from backend/kernels.h).
+// Op families defined beside their kernel signatures: layer ops (conv, pooling, normalisation)
+// and fused optimizer updates.
+#include "exadnn/backend/nn_ops.def"
+#include "exadnn/backend/optim_ops.def"
+
+// X-macro list of dispatched ops: (name, kernel signature type from backend/*kernels.h).
 #define EXADNN_FOR_EACH_OP(X)                                                      \
+  EXADNN_FOR_EACH_CORE_OP(X) EXADNN_FOR_EACH_NN_OP(X) EXADNN_FOR_EACH_OPTIM_OP(X)
+
+// The element and linear-algebra ops (kernels.h).
+#define EXADNN_FOR_EACH_CORE_OP(X)                                                 \
   X(copy, CopyKernel)           /* strided copy, same dtype */                      \
   X(cast, CastKernel)           /* convert; keyed by the source dtype */            \
   X(fill, FillKernel)                                                               \
