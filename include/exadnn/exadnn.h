@@ -25,3 +25,10 @@
 #include "exadnn/ops/linalg.h"
 #include "exadnn/ops/operators.h"
 #include "exadnn/ops/reduction.h"
+
+#include "exadnn/nn/activation.h"
+#include "exadnn/nn/container.h"
+#include "exadnn/nn/init.h"
+#include "exadnn/nn/linear.h"
+#include "exadnn/nn/loss.h"
+#include "exadnn/nn/module.h"
