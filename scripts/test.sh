@@ -20,5 +20,5 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEXADNN_SAN
 cmake --build build-asan -j "$JOBS"
 echo "== unit tests (ASan + UBSan) =="
 ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1" \
-  ctest --test-dir build-asan --output-on-failure -j "$JOBS" -L unit --timeout 1800
+  ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE install --timeout 1800
 echo "== all tests passed =="

@@ -1,54 +1,67 @@
-// The `exadnn` command line. For now: `exadnn info` reports the build and the fast paths chosen
-// at run time (BLAS vendor and core, GEMM provider, threads, memory kinds).
+// The `exadnn` command line:
+//   exadnn info                       build, BLAS/oneDNN configuration and chosen fast paths
+//   exadnn train [--config FILE] ...  train a model (default: an MLP on Fashion-MNIST)
+//   exadnn eval --checkpoint FILE     score a saved model on its test set
+// Errors print one clear message and exit with a non-zero code.
+#include <CLI/CLI.hpp>
 #include <exadnn/exadnn.h>
 
 #include <cstdio>
-#include <cstring>
-#include <string>
 
-namespace {
+#include "config.h"
+#include "trainer.h"
 
-void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: exadnn <command> [options]\n\n"
-               "commands:\n"
-               "  info [--threads N]   print the build, BLAS/oneDNN configuration and GEMM path\n"
-               "  --version            print the version\n"
-               "  --help               print this help\n");
-}
+int main(int argc, char** argv) {
+  CLI::App app{"exadnn: deep learning for HPC machines"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("exadnn ") + exadnn::version());
 
-}  // namespace
+  auto* info = app.add_subcommand("info", "print the build and the fast paths chosen at run time");
+  int info_threads = 0;
+  info->add_option("--threads", info_threads, "thread count to apply first")->check(CLI::PositiveNumber);
 
-int main(int argc, char** argv) try {
-  if (argc < 2) {
-    usage(stderr);
-    return 2;
+  auto* train = app.add_subcommand("train", "train a model (default: the Fashion-MNIST MLP)");
+  std::string config_path, metrics_out, checkpoint_dir, plot;
+  std::vector<std::string> overrides;
+  bool resume = false, print_config = false;
+  train->add_option("--config", config_path, "YAML training config")->check(CLI::ExistingFile);
+  train->add_option("--set", overrides, "override a config key: --set optimizer.lr=0.1 (repeatable)");
+  train->add_option("--metrics-out", metrics_out, "write metrics JSON here");
+  train->add_option("--checkpoint-dir", checkpoint_dir, "write DIR/last.ckpt after each epoch");
+  train->add_flag("--resume", resume, "continue from DIR/last.ckpt");
+  train->add_option("--plot", plot, "write a PNG of loss and accuracy per epoch");
+  train->add_flag("--print-default-config", print_config, "print the default config and exit");
+
+  auto* eval = app.add_subcommand("eval", "score a checkpoint on its config's test set");
+  std::string checkpoint;
+  eval->add_option("--checkpoint", checkpoint, "checkpoint file")->required()->check(CLI::ExistingFile);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
   }
-  const std::string command = argv[1];
-  if (command == "--help" || command == "-h") {
-    usage(stdout);
-    return 0;
-  }
-  if (command == "--version") {
-    std::printf("exadnn %s\n", exadnn::version());
-    return 0;
-  }
-  if (command == "info") {
-    for (int i = 2; i < argc; ++i) {
-      if (std::strcmp(argv[i], "--threads") == 0 && i + 1 < argc) {
-        exadnn::set_num_threads(std::stoi(argv[++i]));
-      } else {
-        std::fprintf(stderr, "exadnn info: unknown option '%s'\n", argv[i]);
-        return 2;
+
+  try {
+    if (info->parsed()) {
+      if (info_threads > 0) exadnn::set_num_threads(info_threads);
+      std::printf("%s", exadnn::runtime_info().c_str());
+    } else if (train->parsed()) {
+      if (print_config) {
+        std::printf("%s", exadnn::cli::default_config_yaml().c_str());
+        return 0;
       }
+      const exadnn::cli::TrainConfig config =
+          config_path.empty()
+              ? exadnn::cli::parse_config(exadnn::cli::default_config_yaml(), "default config", overrides)
+              : exadnn::cli::load_config(config_path, overrides);
+      exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, plot});
+    } else if (eval->parsed()) {
+      exadnn::cli::evaluate_checkpoint(checkpoint);
     }
-    std::printf("%s", exadnn::runtime_info().c_str());
-    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "exadnn: error: %s\n", e.what());
+    return 1;
   }
-  std::fprintf(stderr, "exadnn: unknown command '%s'\n\n", command.c_str());
-  usage(stderr);
-  return 2;
-} catch (const std::exception& e) {
-  std::fprintf(stderr, "exadnn: %s\n", e.what());
-  return 1;
+  return 0;
 }

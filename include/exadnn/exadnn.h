@@ -13,6 +13,7 @@
 #include "exadnn/backend/runtime.h"
 #include "exadnn/core/tensor.h"
 
+#include "exadnn/backend/conv_algorithm.h"
 #include "exadnn/backend/dispatch.h"
 
 #include "exadnn/autograd/engine.h"
@@ -20,11 +21,15 @@
 #include "exadnn/autograd/grad_mode.h"
 
 #include "exadnn/ops/comparison.h"
+#include "exadnn/ops/conv.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/inplace.h"
 #include "exadnn/ops/linalg.h"
+#include "exadnn/ops/normalization.h"
 #include "exadnn/ops/operators.h"
+#include "exadnn/ops/pool.h"
 #include "exadnn/ops/reduction.h"
+#include "exadnn/ops/softmax.h"
 
 #include "exadnn/nn/activation.h"
 #include "exadnn/nn/container.h"
@@ -32,3 +37,24 @@
 #include "exadnn/nn/linear.h"
 #include "exadnn/nn/loss.h"
 #include "exadnn/nn/module.h"
+
+#include "exadnn/optim/adagrad.h"
+#include "exadnn/optim/adam.h"
+#include "exadnn/optim/adamw.h"
+#include "exadnn/optim/clip_grad.h"
+#include "exadnn/optim/cosine_annealing_lr.h"
+#include "exadnn/optim/linear_warmup.h"
+#include "exadnn/optim/lr_scheduler.h"
+#include "exadnn/optim/optimizer.h"
+#include "exadnn/optim/rmsprop.h"
+#include "exadnn/optim/sgd.h"
+#include "exadnn/optim/step_lr.h"
+
+#include "exadnn/data/csv.h"
+#include "exadnn/data/data_loader.h"
+#include "exadnn/data/dataset.h"
+#include "exadnn/data/hdf5.h"
+#include "exadnn/data/idx.h"
+#include "exadnn/data/subset.h"
+#include "exadnn/data/tensor_dataset.h"
+#include "exadnn/data/transforms.h"

@@ -19,7 +19,11 @@ Tensor filled(const Shape& shape, DType dtype, Device device, double value) {
 
 Tensor dense_copy(const Tensor& t, DType dtype) {
   Tensor out = new_tensor(t.shape(), dtype, t.device());
-  lookup<CastKernel>(OpId::cast, t.device().kind, t.dtype())(out, t);
+  if (dtype == t.dtype()) {  // a plain copy: the copy kernel has the vectorised paths
+    lookup<CopyKernel>(OpId::copy, t.device().kind, t.dtype())(out, t);
+  } else {
+    lookup<CastKernel>(OpId::cast, t.device().kind, t.dtype())(out, t);
+  }
   return out;
 }
 

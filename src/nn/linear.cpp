@@ -28,8 +28,7 @@ Tensor Linear::forward(const Tensor& x) {
   EXADNN_CHECK(x.dim() >= 1 && x.size(-1) == options_.in_features(), "Linear",
                "input of shape ", x.shape(), " does not end in in_features=",
                options_.in_features());
-  Tensor y = matmul(x, weight.t());
-  return bias.defined() ? y + bias : y;
+  return linear(x, weight, bias);
 }
 
 std::string Linear::extra_repr() const {

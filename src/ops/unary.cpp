@@ -95,7 +95,11 @@ Tensor relu(const Tensor& x) {
   ops::check_defined(x, "relu");
   Tensor out = compute(OpId::relu, x, false);
   ops::record("relu", {x}, out, [x](const Grads& g) {
-    return Grads{g[0] * mask_as(gt(x, scalar_like(0.0, x)), g[0])};
+    if (!is_floating(x.dtype())) return Grads{g[0] * mask_as(gt(x, scalar_like(0.0, x)), g[0])};
+    Tensor grad = ops::empty_on(x.shape(), x.dtype(), x.device());  // one fused pass
+    lookup<BinaryKernel>(OpId::relu_backward, x.device().kind, x.dtype())(
+        grad, ops::broadcast_view(g[0].to(x.dtype()), x.shape()), x);
+    return Grads{grad};
   });
   return out;
 }

@@ -47,6 +47,14 @@ TEST(Linear, GradientsMatchFiniteDifferences) {
   EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>& in) { return layer.forward(in[0]); }, {x}));
   EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>&) { return layer.forward(x.detach()); },
                         {layer.weight, layer.bias}));
+  // leading batch dims and a strided input
+  const Tensor x3 = exadnn::testing::strided_leaf({3, 2, 3});
+  EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>& in) { return layer.forward(in[0]); }, {x3}));
+  // the weight gradient arrives laid out like the weight (no strided copy)
+  layer.zero_grad();
+  sum(layer.forward(x)).backward();
+  EXPECT_TRUE(layer.weight.grad().is_contiguous());
+  EXPECT_EQ(layer.weight.grad().shape(), layer.weight.shape());
 }
 
 TEST(Linear, WrongInputWidthIsNamed) {

@@ -28,6 +28,7 @@ namespace exadnn {
   X(neg, UnaryKernel) X(abs, UnaryKernel) X(exp, UnaryKernel) X(log, UnaryKernel)   \
   X(sqrt, UnaryKernel) X(tanh, UnaryKernel) X(sigmoid, UnaryKernel)                 \
   X(relu, UnaryKernel) X(clamp, UnaryKernel) X(pow_scalar, UnaryKernel)             \
+  X(relu_backward, BinaryKernel) /* grad where x > 0, else 0 */                     \
   X(sign, UnaryKernel)                                                              \
   X(add, BinaryKernel) X(sub, BinaryKernel) X(mul, BinaryKernel) X(div, BinaryKernel) \
   X(pow, BinaryKernel) X(maximum, BinaryKernel) X(minimum, BinaryKernel)            \

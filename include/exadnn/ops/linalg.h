@@ -10,6 +10,11 @@ namespace exadnn {
 /// the machine has (see runtime_info()); transposed views are passed to GEMM without copying.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
+/// Fully connected layer: x [..., in] · weightᵀ [in, out] + bias [out] -> [..., out]. One node
+/// whose backward writes the weight gradient directly in weight's [out, in] layout (gᵀ·x) and
+/// the bias gradient as a column sum.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+
 /// X with A·X = B, by LU with partial pivoting (LAPACK gesv). a: [..., n, n]; b: [..., n, k] or
 /// [n] (a vector right-hand side); batch dims broadcast. f32 or f64. A singular matrix is an
 /// Error naming the batch entry and the zero pivot.

@@ -38,6 +38,10 @@ struct Arith {
   static void minimum(const Tensor& o, const Tensor& a, const Tensor& b) {
     run(o, a, b, [](C x, C y) { return (x <= y || x != x) ? x : y; });
   }
+  // a: the gradient of relu's output, b: relu's input.
+  static void relu_backward(const Tensor& o, const Tensor& a, const Tensor& b) {
+    run(o, a, b, [](C g, C x) { return x > C(0) ? g : C(0); });
+  }
 };
 
 template <class T>
@@ -93,6 +97,7 @@ void register_for(KernelRegistry& r, DType dtype) {
   }
   if constexpr (std::is_floating_point_v<compute_t<T>>) {  // integers divide as floats
     put<BinaryKernel>(r, OpId::div, dtype, &A::div);
+    put<BinaryKernel>(r, OpId::relu_backward, dtype, &A::relu_backward);
     put<BinaryKernel>(r, OpId::pow, dtype, &A::pow);
   }
   put<CompareKernel>(r, OpId::eq, dtype, &K::eq);

@@ -10,6 +10,8 @@ void register_binary_kernels(KernelRegistry& r);
 void register_reduce_kernels(KernelRegistry& r);
 void register_gemm_kernels(KernelRegistry& r);
 void register_lapack_kernels(KernelRegistry& r);
+void register_nn_kernels(KernelRegistry& r);
+void register_optim_kernels(KernelRegistry& r);
 
 void register_kernels(KernelRegistry& r) {
   if (split_blas_over_openmp()) set_blas_threads(1);
@@ -19,6 +21,8 @@ void register_kernels(KernelRegistry& r) {
   register_reduce_kernels(r);
   register_gemm_kernels(r);
   register_lapack_kernels(r);
+  register_nn_kernels(r);
+  register_optim_kernels(r);
 }
 
 }  // namespace exadnn::cpu

@@ -1,0 +1,168 @@
+// The layer ops at the sizes of the Fashion-MNIST CNN (batch 128):
+//   conv1  [128, 1, 28, 28]  * [32, 1, 5, 5]  -> [128, 32, 24, 24]
+//   pool1  max 2x2           -> [128, 32, 12, 12]
+//   conv2  [128, 32, 12, 12] * [64, 32, 5, 5] -> [128, 64, 8, 8]
+//   pool2  max 2x2           -> [128, 64, 4, 4]
+// each on both CPU algorithms (algo 0: oneDNN, 1: im2col + GEMM / exadnn's loops):
+//   conv/forward        conv2d alone (no graph)
+//   conv/train          conv2d forward + backward as in training (conv1: weight and bias
+//                       gradients only, its input is data; conv2: input, weight and bias)
+//   pool/train          max_pool2d forward + backward
+//   cnn/step            the whole CNN's forward + backward (conv-relu-pool twice, linear 1024->256,
+//                       relu, linear 256->10, log_softmax loss), no optimizer: samples/s
+// GFLOP/s counts 2·N·O·OH·OW·C/g·KH·KW per convolution pass (forward, backward data, backward
+// weights) against wall time. Each case runs with 1 and 2 threads; the CPU column is the whole
+// process's CPU time, which on a shared machine is the steadier figure for 1 thread.
+// EXADNN_ONEDNN_LAYOUT=blocked|plain|nhwc picks the layout the oneDNN convolutions work in (see
+// src/backend/README.md); run the binary once per value to compare.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "exadnn/exadnn.h"
+
+namespace {
+
+using namespace exadnn;
+
+struct Layer {
+  Shape x, w;
+  bool input_grad;
+};
+
+const Layer kLayers[] = {{{128, 1, 28, 28}, {32, 1, 5, 5}, false},
+                         {{128, 32, 12, 12}, {64, 32, 5, 5}, true}};
+
+double conv_flops(const Layer& l) {
+  const Shape o = conv2d_output_shape(l.x, l.w);
+  return 2.0 * static_cast<double>(o.numel()) * static_cast<double>(l.w[1] * l.w[2] * l.w[3]);
+}
+
+ConvAlgorithm algo(int64_t a) {
+  return a == 0 ? ConvAlgorithm::onednn : ConvAlgorithm::im2col;
+}
+
+void setup(benchmark::State& state) {
+  set_num_threads(static_cast<int>(state.range(2)));
+  state.SetLabel(conv_algorithm_name(algo(state.range(1))));
+}
+
+void BM_conv_forward(benchmark::State& state) {
+  setup(state);
+  ConvAlgorithmGuard guard(algo(state.range(1)));
+  const Layer& l = kLayers[state.range(0)];
+  Generator gen(1);
+  const Tensor x = randn(l.x, {}, &gen), w = randn(l.w, {}, &gen), b = randn({l.w[0]}, {}, &gen);
+  benchmark::DoNotOptimize(conv2d(x, w, b).data_ptr());  // warm-up: primitives, JIT
+  for (auto _ : state) {
+    Tensor out = conv2d(x, w, b);
+    benchmark::DoNotOptimize(out.data_ptr());
+  }
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(conv_flops(l) / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_conv_train(benchmark::State& state) {
+  setup(state);
+  ConvAlgorithmGuard guard(algo(state.range(1)));
+  const Layer& l = kLayers[state.range(0)];
+  Generator gen(1);
+  Tensor x = randn(l.x, {}, &gen);
+  if (l.input_grad) x.requires_grad_();
+  Tensor w = randn(l.w, {}, &gen).requires_grad_(), b = randn({l.w[0]}, {}, &gen).requires_grad_();
+  const Tensor g = randn(conv2d_output_shape(l.x, l.w), {}, &gen);
+  auto step = [&] {
+    conv2d(x, w, b).backward(g);
+    w.zero_grad();
+    b.zero_grad();
+    if (l.input_grad) x.zero_grad();
+  };
+  step();
+  for (auto _ : state) step();
+  const double passes = l.input_grad ? 3.0 : 2.0;
+  state.counters["GFLOP/s"] = benchmark::Counter(passes * conv_flops(l) / 1e9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_pool_train(benchmark::State& state) {
+  setup(state);
+  ConvAlgorithmGuard guard(algo(state.range(1)));
+  const Shape shape = state.range(0) == 0 ? Shape{128, 32, 24, 24} : Shape{128, 64, 8, 8};
+  Generator gen(1);
+  Tensor x = randn(shape, {}, &gen).requires_grad_();
+  const Tensor g = randn({shape[0], shape[1], shape[2] / 2, shape[3] / 2}, {}, &gen);
+  auto step = [&] {
+    max_pool2d(x, 2).backward(g);
+    x.zero_grad();
+  };
+  step();
+  for (auto _ : state) step();
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(x.nbytes()) * 2.5 / 1e9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The CNN of configs/fashion_mnist_cnn.yaml written with functional ops.
+void BM_cnn_step(benchmark::State& state) {
+  setup(state);
+  ConvAlgorithmGuard guard(algo(state.range(1)));
+  Generator gen(1);
+  const int64_t n = 128;
+  auto param = [&](const Shape& s, double scale) {
+    Tensor p = randn(s, {}, &gen);
+    mul_(p, scale);
+    return p.requires_grad_();
+  };
+  std::vector<Tensor> params{
+      param({32, 1, 5, 5}, 0.2), param({32}, 0.1),  param({64, 32, 5, 5}, 0.03), param({64}, 0.1),
+      param({1024, 256}, 0.03),  param({256}, 0.1), param({256, 10}, 0.06),      param({10}, 0.1)};
+  const Tensor images = rand({n, 1, 28, 28}, {}, &gen);
+  Tensor onehot = zeros({n, 10});
+  for (int64_t i = 0; i < n; ++i) fill_(onehot.select(0, i).narrow(0, i % 10, 1), 1.0);
+  auto step = [&] {
+    Tensor h = max_pool2d(relu(conv2d(images, params[0], params[1])), 2);
+    h = max_pool2d(relu(conv2d(h, params[2], params[3])), 2);
+    h = relu(matmul(h.reshape({n, 1024}), params[4]) + params[5]);
+    const Tensor logits = matmul(h, params[6]) + params[7];
+    const Tensor loss = neg(sum(log_softmax(logits, 1) * onehot)) / static_cast<double>(n);
+    loss.backward();
+    for (Tensor& p : params) p.zero_grad();
+  };
+  step();
+  for (auto _ : state) step();
+  state.counters["samples/s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void layer_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"layer", "algo", "threads"});
+  for (int64_t threads : {1, 2})
+    for (int64_t layer : {0, 1})
+      for (int64_t a : {0, 1}) b->Args({layer, a, threads});
+  b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+}
+
+void step_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"unused", "algo", "threads"});
+  for (int64_t threads : {1, 2})
+    for (int64_t a : {0, 1}) b->Args({0, a, threads});
+  b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(BM_conv_forward)->Name("conv/forward")->Apply(layer_args);
+BENCHMARK(BM_conv_train)->Name("conv/train")->Apply(layer_args);
+BENCHMARK(BM_pool_train)->Name("pool/train")->Apply(layer_args);
+BENCHMARK(BM_cnn_step)->Name("cnn/step")->Apply(step_args);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  const char* layout = std::getenv("EXADNN_ONEDNN_LAYOUT");
+  benchmark::AddCustomContext("EXADNN_ONEDNN_LAYOUT", layout ? layout : "(unset)");
+  std::fprintf(stderr, "%s", exadnn::runtime_info().c_str());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

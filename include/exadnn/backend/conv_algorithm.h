@@ -1,0 +1,35 @@
+// Which implementation runs the CPU layer kernels (convolution, pooling, batch norm).
+#pragma once
+
+namespace exadnn {
+
+/// How CPU f32 convolution, pooling and batch norm are computed.
+enum class ConvAlgorithm {
+  onednn,  ///< oneDNN primitives, forward and backward (the default)
+  im2col,  ///< exadnn's own loops: im2col + GEMM for convolution, direct loops for the rest
+};
+
+/// Selects the algorithm for the whole process. The initial value comes from the environment
+/// variable EXADNN_CONV=onednn|im2col (default onednn); an unknown value is an Error at first
+/// use. f64 always runs im2col (oneDNN has no f64); softmax always runs exadnn's loops.
+void set_conv_algorithm(ConvAlgorithm algorithm);
+/// The algorithm in effect.
+ConvAlgorithm conv_algorithm();
+/// "onednn" or "im2col".
+const char* conv_algorithm_name(ConvAlgorithm algorithm);
+
+/// Sets the algorithm for its lifetime and restores the previous one on exit.
+class ConvAlgorithmGuard {
+ public:
+  explicit ConvAlgorithmGuard(ConvAlgorithm algorithm) : previous_(conv_algorithm()) {
+    set_conv_algorithm(algorithm);
+  }
+  ~ConvAlgorithmGuard() { set_conv_algorithm(previous_); }
+  ConvAlgorithmGuard(const ConvAlgorithmGuard&) = delete;
+  ConvAlgorithmGuard& operator=(const ConvAlgorithmGuard&) = delete;
+
+ private:
+  ConvAlgorithm previous_;
+};
+
+}  // namespace exadnn

@@ -1,0 +1,110 @@
+// Signatures of the layer kernels (conv, pooling, batch norm, softmax); the op ids are listed in
+// nn_ops.def. Tensors are NCHW, dense (contiguous) and of the registered dtype unless a comment
+// says otherwise; outputs are allocated by the op. See src/backend/README.md for the contract.
+#pragma once
+
+#include <cstdint>
+
+#include "exadnn/core/tensor.h"
+
+namespace exadnn {
+
+// ---- convolution ----------------------------------------------------------------------------
+
+/// Every size of a 2-D convolution: x [n, c, h, w] * weight [o, c / groups, kh, kw]
+/// -> out [n, o, oh, ow], with oh = (h + 2 pad_h - dilation_h (kh - 1) - 1) / stride_h + 1.
+struct Conv2dGeometry {
+  int64_t n = 0, c = 0, h = 0, w = 0;
+  int64_t o = 0, kh = 0, kw = 0;
+  int64_t oh = 0, ow = 0;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;
+  int64_t dilation_h = 1, dilation_w = 1;  // 1 = no dilation
+  int64_t groups = 1;
+  bool operator==(const Conv2dGeometry&) const = default;
+};
+
+/// out = conv(x, weight) + bias; bias [o] may be undefined.
+using Conv2dForwardKernel = void(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
+                                 const Tensor& weight, const Tensor& bias);
+/// grad_x [n, c, h, w] = gradient of the convolution w.r.t. its input (overwritten).
+using Conv2dBackwardDataKernel = void(const Conv2dGeometry& g, const Tensor& grad_x,
+                                      const Tensor& grad_out, const Tensor& weight);
+/// grad_weight [o, c / groups, kh, kw] and grad_bias [o] (may be undefined: not wanted), both
+/// overwritten, from grad_out [n, o, oh, ow] and the forward's input x.
+using Conv2dBackwardWeightsKernel = void(const Conv2dGeometry& g, const Tensor& grad_weight,
+                                         const Tensor& grad_bias, const Tensor& grad_out,
+                                         const Tensor& x);
+
+// ---- pooling --------------------------------------------------------------------------------
+
+enum class PoolKind : uint8_t {
+  max,              ///< padding never wins (it counts as -inf)
+  avg_include_pad,  ///< divide by kh * kw (window clipped to the padded input)
+  avg_exclude_pad,  ///< divide by the number of real input elements in the window
+  adaptive_avg,     ///< window i covers [floor(i h / oh), ceil((i + 1) h / oh)); kernel, stride
+                    ///< and padding are unused
+};
+
+/// Every size of a 2-D pooling: x [n, c, h, w] -> out [n, c, oh, ow].
+struct Pool2dGeometry {
+  PoolKind kind = PoolKind::max;
+  int64_t n = 0, c = 0, h = 0, w = 0;
+  int64_t oh = 0, ow = 0;
+  int64_t kh = 1, kw = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;
+  bool operator==(const Pool2dGeometry&) const = default;
+};
+
+/// out = pool(x). When `training` and the kind is max, returns the workspace the backward kernel
+/// needs (where each maximum came from, in a backend-chosen format; the backward kernel reads its
+/// dtype to know which of its paths wrote it), else an undefined tensor.
+using Pool2dForwardKernel = Tensor(const Pool2dGeometry& g, const Tensor& out, const Tensor& x,
+                                   bool training);
+/// grad_x [n, c, h, w] (overwritten) from grad_out [n, c, oh, ow] and, for max, the forward's
+/// workspace.
+using Pool2dBackwardKernel = void(const Pool2dGeometry& g, const Tensor& grad_x,
+                                  const Tensor& grad_out, const Tensor& workspace);
+
+// ---- batch normalisation --------------------------------------------------------------------
+
+/// x viewed as [n, c, spatial]; statistics per channel over n and spatial.
+struct BatchNormGeometry {
+  int64_t n = 0, c = 0, spatial = 1;
+  double eps = 1e-5;
+  /// true: normalise with the batch statistics; false: with the given mean/var.
+  bool training = true;
+  bool operator==(const BatchNormGeometry&) const = default;
+};
+
+/// y = (x - mean) / sqrt(var + eps) * scale + shift, per channel. scale and shift [c] may be
+/// undefined (1 and 0). mean/var [c] have x's dtype: outputs when training (the batch mean and
+/// the biased batch variance), inputs otherwise.
+using BatchNormForwardKernel = void(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
+                                    const Tensor& scale, const Tensor& shift, const Tensor& mean,
+                                    const Tensor& var);
+/// Gradients of the forward with the same geometry: grad_x (always) and grad_scale, grad_shift
+/// [c] (each may be undefined: not wanted), overwritten. mean/var are what the forward used.
+/// In training mode the statistics depend on x; otherwise they are constants.
+using BatchNormBackwardKernel = void(const BatchNormGeometry& g, const Tensor& grad_x,
+                                     const Tensor& grad_scale, const Tensor& grad_shift,
+                                     const Tensor& grad_y, const Tensor& x, const Tensor& scale,
+                                     const Tensor& mean, const Tensor& var);
+
+// ---- softmax --------------------------------------------------------------------------------
+
+/// x viewed as [outer, axis, inner]; softmax over the middle axis. `log` selects log_softmax.
+struct SoftmaxGeometry {
+  int64_t outer = 1, axis = 1, inner = 1;
+  bool log = false;
+};
+
+/// out = softmax(x) or log_softmax(x).
+using SoftmaxForwardKernel = void(const SoftmaxGeometry& g, const Tensor& out, const Tensor& x);
+/// grad_x from grad_out and the forward's output out: softmax: out (grad_out - sum(grad_out out));
+/// log_softmax: grad_out - exp(out) sum(grad_out).
+using SoftmaxBackwardKernel = void(const SoftmaxGeometry& g, const Tensor& grad_x,
+                                   const Tensor& grad_out, const Tensor& out);
+
+}  // namespace exadnn

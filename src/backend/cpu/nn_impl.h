@@ -1,0 +1,60 @@
+// The implementations behind the CPU layer kernels (internal to the CPU backend): oneDNN (f32)
+// and exadnn's own loops (f32, f64). nn_kernels.cpp registers them and picks one per call.
+#pragma once
+
+#include "exadnn/backend/nn_kernels.h"
+
+namespace exadnn::cpu {
+
+namespace onednn {
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
+                    const Tensor& weight, const Tensor& bias);
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                          const Tensor& weight);
+void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
+                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x);
+/// Max-pooling workspaces are u8 tensors of oneDNN's workspace bytes.
+Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training);
+void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                     const Tensor& workspace);
+/// True when oneDNN runs this pooling (adaptive pooling only when the windows tile evenly).
+bool supports(const Pool2dGeometry& g);
+void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
+                        const Tensor& scale, const Tensor& shift, const Tensor& mean,
+                        const Tensor& var);
+void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const Tensor& grad_scale,
+                         const Tensor& grad_shift, const Tensor& grad_y, const Tensor& x,
+                         const Tensor& scale, const Tensor& mean, const Tensor& var);
+}  // namespace onednn
+
+// exadnn's own loops, instantiated for float and double.
+namespace native {
+template <class T>
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
+                    const Tensor& weight, const Tensor& bias);
+template <class T>
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                          const Tensor& weight);
+template <class T>
+void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
+                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x);
+/// Max-pooling workspaces are i32 tensors [n, c, oh, ow]: the index into each input plane.
+template <class T>
+Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training);
+template <class T>
+void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                     const Tensor& workspace);
+template <class T>
+void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
+                        const Tensor& scale, const Tensor& shift, const Tensor& mean,
+                        const Tensor& var);
+template <class T>
+void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const Tensor& grad_scale,
+                         const Tensor& grad_shift, const Tensor& grad_y, const Tensor& x,
+                         const Tensor& scale, const Tensor& mean, const Tensor& var);
+}  // namespace native
+
+/// A dense scratch tensor of `dtype` from the MemoryManager (no autograd, uninitialised).
+Tensor scratch_tensor(const Shape& shape, DType dtype);
+
+}  // namespace exadnn::cpu

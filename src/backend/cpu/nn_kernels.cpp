@@ -1,0 +1,115 @@
+// Registers the CPU layer kernels. f32 goes to oneDNN or to exadnn's own loops per call, as
+// conv_algorithm() says; f64 always to exadnn's loops (oneDNN has no f64).
+#include "exadnn/backend/nn_kernels.h"
+#include "exadnn/backend/conv_algorithm.h"
+#include "loops.h"
+#include "nn_impl.h"
+
+namespace exadnn::cpu {
+
+void register_softmax_kernels(KernelRegistry& r);
+
+namespace {
+
+bool use_onednn() {
+  return conv_algorithm() == ConvAlgorithm::onednn;
+}
+
+// Empty tensors go to exadnn's loops, which handle them (oneDNN wants e.g. a workspace that an
+// empty max pooling does not have).
+bool empty(const Pool2dGeometry& g) {
+  return g.n * g.c * g.h * g.w == 0;
+}
+bool empty(const BatchNormGeometry& g) {
+  return g.n * g.c * g.spatial == 0;
+}
+
+template <class T>
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
+                    const Tensor& weight, const Tensor& bias) {
+  if constexpr (std::is_same_v<T, float>)
+    if (use_onednn()) return onednn::conv2d_forward(g, out, x, weight, bias);
+  native::conv2d_forward<T>(g, out, x, weight, bias);
+}
+
+template <class T>
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                          const Tensor& weight) {
+  if constexpr (std::is_same_v<T, float>)
+    if (use_onednn()) return onednn::conv2d_backward_data(g, grad_x, grad_out, weight);
+  native::conv2d_backward_data<T>(g, grad_x, grad_out, weight);
+}
+
+template <class T>
+void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
+                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x) {
+  if constexpr (std::is_same_v<T, float>)
+    if (use_onednn())
+      return onednn::conv2d_backward_weights(g, grad_weight, grad_bias, grad_out, x);
+  native::conv2d_backward_weights<T>(g, grad_weight, grad_bias, grad_out, x);
+}
+
+template <class T>
+Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training) {
+  if constexpr (std::is_same_v<T, float>)
+    if (use_onednn() && onednn::supports(g) && !empty(g))
+      return onednn::pool2d_forward(g, out, x, training);
+  return native::pool2d_forward<T>(g, out, x, training);
+}
+
+// Max pooling follows the path that wrote the workspace (u8: oneDNN, i32: exadnn's), so a
+// switch of algorithm between forward and backward is harmless.
+template <class T>
+void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                     const Tensor& workspace) {
+  if constexpr (std::is_same_v<T, float>) {
+    const bool onednn_path = g.kind == PoolKind::max
+                                 ? workspace.defined() && workspace.dtype() == DType::u8
+                                 : use_onednn() && onednn::supports(g) && !empty(g);
+    if (onednn_path) return onednn::pool2d_backward(g, grad_x, grad_out, workspace);
+  }
+  native::pool2d_backward<T>(g, grad_x, grad_out, workspace);
+}
+
+template <class T>
+void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
+                        const Tensor& scale, const Tensor& shift, const Tensor& mean,
+                        const Tensor& var) {
+  if constexpr (std::is_same_v<T, float>)
+    if (use_onednn() && !empty(g))
+      return onednn::batch_norm_forward(g, y, x, scale, shift, mean, var);
+  native::batch_norm_forward<T>(g, y, x, scale, shift, mean, var);
+}
+
+template <class T>
+void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const Tensor& grad_scale,
+                         const Tensor& grad_shift, const Tensor& grad_y, const Tensor& x,
+                         const Tensor& scale, const Tensor& mean, const Tensor& var) {
+  if constexpr (std::is_same_v<T, float>)
+    if (use_onednn() && !empty(g))
+      return onednn::batch_norm_backward(g, grad_x, grad_scale, grad_shift, grad_y, x, scale, mean,
+                                         var);
+  native::batch_norm_backward<T>(g, grad_x, grad_scale, grad_shift, grad_y, x, scale, mean, var);
+}
+
+template <class T>
+void register_dtype(KernelRegistry& r, DType t) {
+  put<Conv2dForwardKernel>(r, OpId::conv2d_forward, t, &conv2d_forward<T>);
+  put<Conv2dBackwardDataKernel>(r, OpId::conv2d_backward_data, t, &conv2d_backward_data<T>);
+  put<Conv2dBackwardWeightsKernel>(r, OpId::conv2d_backward_weights, t,
+                                   &conv2d_backward_weights<T>);
+  put<Pool2dForwardKernel>(r, OpId::pool2d_forward, t, &pool2d_forward<T>);
+  put<Pool2dBackwardKernel>(r, OpId::pool2d_backward, t, &pool2d_backward<T>);
+  put<BatchNormForwardKernel>(r, OpId::batch_norm_forward, t, &batch_norm_forward<T>);
+  put<BatchNormBackwardKernel>(r, OpId::batch_norm_backward, t, &batch_norm_backward<T>);
+}
+
+}  // namespace
+
+void register_nn_kernels(KernelRegistry& r) {
+  register_dtype<float>(r, DType::f32);
+  register_dtype<double>(r, DType::f64);
+  register_softmax_kernels(r);
+}
+
+}  // namespace exadnn::cpu

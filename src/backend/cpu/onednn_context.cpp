@@ -1,0 +1,79 @@
+#include "onednn_context.h"
+
+namespace exadnn::cpu::onednn {
+
+const dnnl::engine& engine() {
+  static const dnnl::engine e(dnnl::engine::kind::cpu, 0);
+  return e;
+}
+
+dnnl::stream& stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+const dnnl::primitive_attr& attributes() {
+  static const dnnl::primitive_attr attr = [] {
+    dnnl::primitive_attr a;
+    a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return a;
+  }();
+  return attr;
+}
+
+memory::desc f32_desc(const memory::dims& dims, tag layout) {
+  return memory::desc(dims, memory::data_type::f32, layout);
+}
+
+memory wrap(const memory::desc& md, const Tensor& t) {
+  return memory(md, engine(), t.data_ptr());
+}
+
+memory Scratch::make(const memory::desc& md) {
+  const size_t bytes = std::max<size_t>(md.get_size(), 64);
+  blocks_.push_back(Storage::allocate(bytes, Device::cpu(), MemoryKind::host));
+  return memory(md, engine(), blocks_.back()->data());
+}
+
+void Scratch::add_scratchpad(const memory::desc& md, std::unordered_map<int, memory>& args) {
+  if (md.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, make(md));
+}
+
+Layout::Layout(const memory::desc& user_md, const memory::desc& inner_md, bool into, bool out_of)
+    : user(user_md), inner(inner_md) {
+  if (same()) return;
+  // The reorder primitives only need descriptors; memory is bound at execution.
+  if (into) {
+    const dnnl::reorder::primitive_desc pd(engine(), user, engine(), inner, attributes());
+    to_inner = dnnl::reorder(pd);
+    to_inner_scratchpad = pd.scratchpad_desc();
+  }
+  if (out_of) {
+    const dnnl::reorder::primitive_desc pd(engine(), inner, engine(), user, attributes());
+    to_user = dnnl::reorder(pd);
+    to_user_scratchpad = pd.scratchpad_desc();
+  }
+}
+
+memory Layout::input(const Tensor& t, Scratch& scratch) const {
+  memory m = wrap(user, t);
+  if (same()) return m;
+  memory in = scratch.make(inner);
+  std::unordered_map<int, memory> args{{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, in}};
+  scratch.add_scratchpad(to_inner_scratchpad, args);
+  to_inner.execute(stream(), args);
+  return in;
+}
+
+memory Layout::output(const Tensor& t, Scratch& scratch) const {
+  return same() ? wrap(user, t) : scratch.make(inner);
+}
+
+void Layout::finish(const memory& inner_mem, const Tensor& t, Scratch& scratch) const {
+  if (same()) return;
+  std::unordered_map<int, memory> args{{DNNL_ARG_FROM, inner_mem}, {DNNL_ARG_TO, wrap(user, t)}};
+  scratch.add_scratchpad(to_user_scratchpad, args);
+  to_user.execute(stream(), args);
+}
+
+}  // namespace exadnn::cpu::onednn

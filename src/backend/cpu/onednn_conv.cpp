@@ -1,0 +1,255 @@
+// Convolution through oneDNN (f32): forward, backward data, backward weights (+ bias).
+//
+// exadnn tensors are plain NCHW / OIHW. Each primitive is created once per problem (geometry,
+// bias, pass) and cached with the reorders between the plain layout and the layout the primitive
+// prefers (format_tag::any lets oneDNN pick its blocked layouts, whose JIT kernels are much
+// faster than the plain-layout GEMM-based ones); see activation_layout() for the choice.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "nn_impl.h"
+#include "onednn_context.h"
+
+namespace exadnn::cpu::onednn {
+
+namespace {
+
+enum class Pass : uint8_t { forward, backward_data, backward_weights };
+
+// How activations (x, out and their gradients) are handed to the primitives.
+enum class ActLayout : uint8_t {
+  plain,    // nchw as stored: no reorders
+  blocked,  // any: oneDNN's choice (nChw16c on AVX-512), reordered in and out
+  nhwc,     // channels last, reordered in and out
+};
+
+// EXADNN_ONEDNN_LAYOUT=plain|blocked|nhwc forces one layout for every pass (for measuring);
+// unset or "auto" means the choice below.
+enum class LayoutChoice : uint8_t { automatic, plain, blocked, nhwc };
+
+LayoutChoice layout_from_env() {
+  const char* env = std::getenv("EXADNN_ONEDNN_LAYOUT");
+  if (env == nullptr) return LayoutChoice::automatic;
+  if (std::strcmp(env, "plain") == 0) return LayoutChoice::plain;
+  if (std::strcmp(env, "blocked") == 0) return LayoutChoice::blocked;
+  if (std::strcmp(env, "nhwc") == 0) return LayoutChoice::nhwc;
+  return LayoutChoice::automatic;
+}
+
+// Measured with bench/conv_bench.cpp (docs in src/backend/README.md): oneDNN's blocked JIT
+// kernels, reorders included, beat its plain-layout (GEMM-based) ones by 1.5-5x for every pass of
+// the CNN's layers — except backward data with very few input channels (a first
+// layer's input gradient), where the blocked kernel is 5x slower than the plain one.
+ActLayout activation_layout(const Conv2dGeometry& g, Pass pass) {
+  static const LayoutChoice forced = layout_from_env();
+  switch (forced) {
+    case LayoutChoice::plain:
+      return ActLayout::plain;
+    case LayoutChoice::blocked:
+      return ActLayout::blocked;
+    case LayoutChoice::nhwc:
+      return ActLayout::nhwc;
+    default:
+      break;
+  }
+  if (pass == Pass::backward_data && g.groups == 1 && g.c < 8) return ActLayout::plain;
+  return ActLayout::blocked;
+}
+
+tag act_tag(ActLayout l) {
+  switch (l) {
+    case ActLayout::plain:
+      return tag::nchw;
+    case ActLayout::nhwc:
+      return tag::nhwc;
+    default:
+      return tag::any;
+  }
+}
+
+struct Key {
+  Conv2dGeometry g;
+  bool bias;
+  Pass pass;
+  ActLayout layout;
+  bool operator==(const Key&) const = default;
+};
+
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    const Conv2dGeometry& g = k.g;
+    return hash_ints({g.n, g.c, g.h, g.w, g.o, g.kh, g.kw, g.oh, g.ow, g.stride_h, g.stride_w,
+                      g.pad_h, g.pad_w, g.dilation_h, g.dilation_w, g.groups, k.bias,
+                      static_cast<int64_t>(k.pass), static_cast<int64_t>(k.layout)});
+  }
+};
+
+// The problem in oneDNN's terms.
+struct Dims {
+  memory::dims src, weights, bias, dst, strides, dilates, padding;
+  tag weights_tag;
+  explicit Dims(const Conv2dGeometry& g) {
+    src = {g.n, g.c, g.h, g.w};
+    dst = {g.n, g.o, g.oh, g.ow};
+    bias = {g.o};
+    if (g.groups == 1) {
+      weights = {g.o, g.c, g.kh, g.kw};
+      weights_tag = tag::oihw;
+    } else {
+      weights = {g.groups, g.o / g.groups, g.c / g.groups, g.kh, g.kw};
+      weights_tag = tag::goihw;
+    }
+    strides = {g.stride_h, g.stride_w};
+    dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts dilation from 0
+    padding = {g.pad_h, g.pad_w};  // the same on the far side: oneDNN rounds down like exadnn
+  }
+};
+
+dnnl::convolution_forward::primitive_desc forward_pd(const Dims& d, bool bias, tag act) {
+  const auto src = f32_desc(d.src, act), dst = f32_desc(d.dst, act);
+  const auto w = f32_desc(d.weights, tag::any);
+  const auto b = bias ? f32_desc(d.bias, tag::x) : memory::desc();
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training,
+                                       dnnl::algorithm::convolution_direct, src, w, b, dst,
+                                       d.strides, d.dilates, d.padding, d.padding);
+  return dnnl::convolution_forward::primitive_desc(desc, attributes(), engine());
+}
+
+struct Forward {
+  dnnl::convolution_forward prim;
+  memory::desc scratchpad;
+  Layout src, weights, dst;
+  memory::desc bias;
+};
+
+struct BackwardData {
+  dnnl::convolution_backward_data prim;
+  memory::desc scratchpad;
+  Layout diff_dst, weights, diff_src;
+};
+
+struct BackwardWeights {
+  dnnl::convolution_backward_weights prim;
+  memory::desc scratchpad;
+  Layout diff_dst, src, diff_weights;
+  memory::desc diff_bias;
+};
+
+template <class Value>
+std::shared_ptr<const Value> entry(const Conv2dGeometry& g, bool bias, Pass pass);
+
+template <>
+std::shared_ptr<const Forward> entry<Forward>(const Conv2dGeometry& g, bool bias, Pass pass) {
+  static PrimitiveCache<Key, Forward, KeyHash> cache;
+  const ActLayout l = activation_layout(g, pass);
+  return cache.get(Key{g, bias, pass, l}, [&] {
+    const Dims d(g);
+    const auto pd = forward_pd(d, bias, act_tag(l));
+    return Forward{dnnl::convolution_forward(pd),
+                   pd.scratchpad_desc(),
+                   Layout(f32_desc(d.src, tag::nchw), pd.src_desc(), true, false),
+                   Layout(f32_desc(d.weights, d.weights_tag), pd.weights_desc(), true, false),
+                   Layout(f32_desc(d.dst, tag::nchw), pd.dst_desc(), false, true),
+                   bias ? f32_desc(d.bias, tag::x) : memory::desc()};
+  });
+}
+
+template <>
+std::shared_ptr<const BackwardData> entry<BackwardData>(const Conv2dGeometry& g, bool, Pass pass) {
+  static PrimitiveCache<Key, BackwardData, KeyHash> cache;
+  const ActLayout l = activation_layout(g, pass);
+  return cache.get(Key{g, false, pass, l}, [&] {
+    const Dims d(g);
+    const tag act = act_tag(l);
+    const auto hint = forward_pd(d, false, act);
+    dnnl::convolution_backward_data::desc desc(
+        dnnl::algorithm::convolution_direct, f32_desc(d.src, act), f32_desc(d.weights, tag::any),
+        f32_desc(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
+    const dnnl::convolution_backward_data::primitive_desc pd(desc, attributes(), engine(), hint);
+    return BackwardData{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
+                        Layout(f32_desc(d.dst, tag::nchw), pd.diff_dst_desc(), true, false),
+                        Layout(f32_desc(d.weights, d.weights_tag), pd.weights_desc(), true, false),
+                        Layout(f32_desc(d.src, tag::nchw), pd.diff_src_desc(), false, true)};
+  });
+}
+
+template <>
+std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeometry& g, bool bias,
+                                                              Pass pass) {
+  static PrimitiveCache<Key, BackwardWeights, KeyHash> cache;
+  const ActLayout l = activation_layout(g, pass);
+  return cache.get(Key{g, bias, pass, l}, [&] {
+    const Dims d(g);
+    const tag act = act_tag(l);
+    const auto hint = forward_pd(d, bias, act);
+    const auto b = bias ? f32_desc(d.bias, tag::x) : memory::desc();
+    dnnl::convolution_backward_weights::desc desc(
+        dnnl::algorithm::convolution_direct, f32_desc(d.src, act), f32_desc(d.weights, tag::any), b,
+        f32_desc(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
+    const dnnl::convolution_backward_weights::primitive_desc pd(desc, attributes(), engine(), hint);
+    return BackwardWeights{
+        dnnl::convolution_backward_weights(pd),
+        pd.scratchpad_desc(),
+        Layout(f32_desc(d.dst, tag::nchw), pd.diff_dst_desc(), true, false),
+        Layout(f32_desc(d.src, tag::nchw), pd.src_desc(), true, false),
+        Layout(f32_desc(d.weights, d.weights_tag), pd.diff_weights_desc(), false, true),
+        b};
+  });
+}
+
+}  // namespace
+
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
+                    const Tensor& weight, const Tensor& bias) {
+  guarded("conv2d", [&] {
+    const auto e = entry<Forward>(g, bias.defined(), Pass::forward);
+    Scratch scratch;
+    const memory src = e->src.input(x, scratch), w = e->weights.input(weight, scratch);
+    const memory dst = e->dst.output(out, scratch);
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}};
+    if (bias.defined()) args.emplace(DNNL_ARG_BIAS, wrap(e->bias, bias));
+    scratch.add_scratchpad(e->scratchpad, args);
+    e->prim.execute(stream(), args);
+    e->dst.finish(dst, out, scratch);
+    stream().wait();
+  });
+}
+
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                          const Tensor& weight) {
+  guarded("conv2d", [&] {
+    const auto e = entry<BackwardData>(g, false, Pass::backward_data);
+    Scratch scratch;
+    const memory dd = e->diff_dst.input(grad_out, scratch);
+    const memory w = e->weights.input(weight, scratch);
+    const memory ds = e->diff_src.output(grad_x, scratch);
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_DIFF_DST, dd}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, ds}};
+    scratch.add_scratchpad(e->scratchpad, args);
+    e->prim.execute(stream(), args);
+    e->diff_src.finish(ds, grad_x, scratch);
+    stream().wait();
+  });
+}
+
+void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
+                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x) {
+  guarded("conv2d", [&] {
+    const auto e = entry<BackwardWeights>(g, grad_bias.defined(), Pass::backward_weights);
+    Scratch scratch;
+    const memory dd = e->diff_dst.input(grad_out, scratch);
+    const memory src = e->src.input(x, scratch);
+    const memory dw = e->diff_weights.output(grad_weight, scratch);
+    std::unordered_map<int, memory> args{
+        {DNNL_ARG_DIFF_DST, dd}, {DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_WEIGHTS, dw}};
+    if (grad_bias.defined()) args.emplace(DNNL_ARG_DIFF_BIAS, wrap(e->diff_bias, grad_bias));
+    scratch.add_scratchpad(e->scratchpad, args);
+    e->prim.execute(stream(), args);
+    e->diff_weights.finish(dw, grad_weight, scratch);
+    stream().wait();
+  });
+}
+
+}  // namespace exadnn::cpu::onednn

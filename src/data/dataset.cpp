@@ -1,0 +1,135 @@
+// Dataset's shared helpers and TensorDataset / Subset.
+#include "exadnn/data/dataset.h"
+
+#include <cstring>
+
+#include "exadnn/data/subset.h"
+#include "exadnn/data/tensor_dataset.h"
+#include "exadnn/ops/factories.h"
+
+namespace exadnn::data {
+namespace {
+
+Shape batch_shape(int64_t batch, const Shape& example) {
+  Shape s{batch};
+  for (int64_t d : example) s.push_back(d);
+  return s;
+}
+
+Shape tail_shape(const Tensor& t) {
+  Shape s;
+  for (int64_t i = 1; i < t.dim(); ++i) s.push_back(t.size(i));
+  return s;
+}
+
+}  // namespace
+
+Batch Dataset::allocate_batch(int64_t batch_size) const {
+  EXADNN_CHECK(batch_size >= 0, "Dataset", "negative batch size ", batch_size);
+  return {empty(batch_shape(batch_size, input_shape()), input_dtype()),
+          empty(batch_shape(batch_size, target_shape()), target_dtype())};
+}
+
+Batch Dataset::get_batch(std::span<const int64_t> indices) const {
+  Batch b = allocate_batch(static_cast<int64_t>(indices.size()));
+  fetch(indices, b.inputs, b.targets);
+  return b;
+}
+
+Batch Dataset::get(int64_t index) const {
+  return get_batch(std::span<const int64_t>(&index, 1));
+}
+
+void Dataset::check_indices(std::span<const int64_t> indices, const char* where) const {
+  const int64_t n = size();
+  for (int64_t i : indices)
+    EXADNN_CHECK(i >= 0 && i < n, where, "index ", i, " is out of range for a dataset of ", n,
+                 " examples");
+}
+
+void Dataset::check_batch(std::span<const int64_t> indices, const Tensor& inputs,
+                          const Tensor& targets, const char* where) const {
+  const auto b = static_cast<int64_t>(indices.size());
+  const auto check = [&](const Tensor& t, const Shape& example, DType dtype, const char* what) {
+    const Shape want = batch_shape(b, example);
+    EXADNN_CHECK(t.defined() && t.shape() == want && t.dtype() == dtype && t.is_contiguous() &&
+                     t.device().is_cpu(),
+                 where, "the ", what, " batch must be a contiguous host ", dtype_name(dtype),
+                 " tensor of shape ", want, ", got ",
+                 t.defined() ? detail::cat(dtype_name(t.dtype()), " ", t.shape(),
+                                           t.is_contiguous() ? "" : " (strided)")
+                             : std::string("an undefined tensor"));
+  };
+  check(inputs, input_shape(), input_dtype(), "inputs");
+  check(targets, target_shape(), target_dtype(), "targets");
+}
+
+// --- TensorDataset -------------------------------------------------------------------------------
+
+TensorDataset::TensorDataset(const Tensor& inputs, const Tensor& targets) {
+  EXADNN_CHECK(inputs.defined() && targets.defined(), "TensorDataset",
+               "inputs and targets must be defined tensors");
+  EXADNN_CHECK(inputs.dim() >= 1 && targets.dim() >= 1, "TensorDataset", "inputs ", inputs.shape(),
+               " and targets ", targets.shape(), " need a leading example axis");
+  EXADNN_CHECK(inputs.size(0) == targets.size(0), "TensorDataset", "inputs ", inputs.shape(),
+               " hold ", inputs.size(0), " examples but targets ", targets.shape(), " hold ",
+               targets.size(0));
+  inputs_ = inputs.detach().to(Device::cpu()).contiguous();
+  targets_ = targets.detach().to(Device::cpu()).contiguous();
+  n_ = inputs_.size(0);
+}
+
+Shape TensorDataset::input_shape() const {
+  return tail_shape(inputs_);
+}
+Shape TensorDataset::target_shape() const {
+  return tail_shape(targets_);
+}
+
+void TensorDataset::fetch(std::span<const int64_t> indices, const Tensor& inputs,
+                          const Tensor& targets) const {
+  check_indices(indices, "TensorDataset");
+  check_batch(indices, inputs, targets, "TensorDataset");
+  const auto copy_rows = [&](const Tensor& src, const Tensor& dst) {
+    const size_t row = n_ > 0 ? src.nbytes() / static_cast<size_t>(n_) : 0;
+    const auto* from = static_cast<const unsigned char*>(src.data_ptr());
+    auto* to = static_cast<unsigned char*>(dst.data_ptr());
+    // Runs of consecutive indices (an unshuffled loader) become one memcpy each.
+    for (size_t i = 0; i < indices.size();) {
+      size_t j = i + 1;
+      while (j < indices.size() && indices[j] == indices[j - 1] + 1) ++j;
+      std::memcpy(to + i * row, from + static_cast<size_t>(indices[i]) * row, (j - i) * row);
+      i = j;
+    }
+  };
+  copy_rows(inputs_, inputs);
+  copy_rows(targets_, targets);
+}
+
+// --- Subset --------------------------------------------------------------------------------------
+
+Subset::Subset(std::shared_ptr<const Dataset> base, std::vector<int64_t> indices)
+    : base_(std::move(base)), indices_(std::move(indices)) {
+  EXADNN_CHECK(base_ != nullptr, "Subset", "null base dataset");
+  base_->check_indices(indices_, "Subset");
+}
+
+Subset Subset::range(std::shared_ptr<const Dataset> base, int64_t start, int64_t count) {
+  EXADNN_CHECK(base != nullptr, "Subset", "null base dataset");
+  EXADNN_CHECK(start >= 0 && count >= 0 && start + count <= base->size(), "Subset", "range [",
+               start, ", ", start + count, ") does not fit a dataset of ", base->size(),
+               " examples");
+  std::vector<int64_t> idx(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) idx[static_cast<size_t>(i)] = start + i;
+  return Subset(std::move(base), std::move(idx));
+}
+
+void Subset::fetch(std::span<const int64_t> indices, const Tensor& inputs,
+                   const Tensor& targets) const {
+  check_indices(indices, "Subset");
+  std::vector<int64_t> mapped(indices.size());
+  for (size_t i = 0; i < indices.size(); ++i) mapped[i] = indices_[static_cast<size_t>(indices[i])];
+  base_->fetch(mapped, inputs, targets);
+}
+
+}  // namespace exadnn::data

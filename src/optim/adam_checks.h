@@ -1,0 +1,20 @@
+// Option checks shared by Adam and AdamW (internal to src/optim).
+#pragma once
+
+#include <string>
+
+#include "exadnn/core/error.h"
+
+namespace exadnn::optim::detail {
+
+/// Throws an Error at `where` naming the first invalid option (PyTorch's rules).
+inline void check_adam_options(const std::string& where, double beta1, double beta2, double eps,
+                               double weight_decay) {
+  EXADNN_CHECK(eps >= 0.0, where, "invalid eps ", eps, " (must be >= 0)");
+  EXADNN_CHECK(beta1 >= 0.0 && beta1 < 1.0, where, "invalid beta1 ", beta1, " (must be in [0, 1))");
+  EXADNN_CHECK(beta2 >= 0.0 && beta2 < 1.0, where, "invalid beta2 ", beta2, " (must be in [0, 1))");
+  EXADNN_CHECK(weight_decay >= 0.0, where, "invalid weight_decay ", weight_decay,
+               " (must be >= 0)");
+}
+
+}  // namespace exadnn::optim::detail

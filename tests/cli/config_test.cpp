@@ -1,0 +1,75 @@
+// `exadnn train` configs: defaults, overrides, and every problem reported with its line.
+#include "config.h"
+#include "model_builder.h"
+#include "testing.h"
+
+using namespace exadnn;
+using exadnn::cli::parse_config;
+
+TEST(Config, DefaultIsTheFashionMnistMlp) {
+  const cli::TrainConfig c = parse_config(cli::default_config_yaml(), "default");
+  EXPECT_EQ(c.data.dataset, "fashion-mnist");
+  EXPECT_EQ(c.data.batch_size, 128);
+  ASSERT_EQ(c.model.size(), 6u);
+  EXPECT_EQ(c.model[1].kind, "linear");
+  EXPECT_EQ(c.model[1].out, 512);
+  EXPECT_EQ(c.optimizer.name, "sgd");
+  EXPECT_DOUBLE_EQ(c.optimizer.lr, 0.05);
+  EXPECT_DOUBLE_EQ(c.optimizer.momentum, 0.9);
+  EXPECT_EQ(c.epochs, 3);
+}
+
+TEST(Config, OverridesApplyBeforeChecking) {
+  const cli::TrainConfig c = parse_config(cli::default_config_yaml(), "default",
+                                          {"optimizer.lr=0.1", "epochs=1", "data.batch_size=64"});
+  EXPECT_DOUBLE_EQ(c.optimizer.lr, 0.1);
+  EXPECT_EQ(c.epochs, 1);
+  EXPECT_EQ(c.data.batch_size, 64);
+  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"epochs"}), "key=value");
+  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"epochs=zero"}),
+                      "'config.epochs' must be an integer", "zero");
+}
+
+TEST(Config, EveryProblemIsReportedWithItsLine) {
+  const std::string text =
+      "data: {dataset: imagenet, batch_size: 32}\n"   // line 1: bad dataset
+      "model:\n"
+      "  - linear: {out: 10, width: 3}\n"              // line 3: unknown key
+      "  - softmaxx\n"                                 // line 4: unknown layer
+      "  - conv2d: {out: 8}\n"                         // line 5: missing kernel
+      "optimiser: {name: sgd}\n"                       // line 6: unknown top-level key
+      "optimizer: {name: lbfgs, lr: -1}\n"             // line 7: bad name, bad lr
+      "epochs: 0\n";                                   // line 8
+  try {
+    parse_config(text, "bad.yaml");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    for (const char* fragment :
+         {"bad.yaml:1: 'data.dataset' is 'imagenet' (allowed: csv, fashion-mnist, hdf5, idx, mnist)",
+          "bad.yaml:3: unknown key 'width' in layer linear (allowed: out)",
+          "bad.yaml:4: unknown layer 'softmaxx'", "bad.yaml:5: layer conv2d needs 'kernel'",
+          "bad.yaml:6: unknown key 'optimiser' in the top level",
+          "bad.yaml:7: 'optimizer.name' is 'lbfgs'", "'optimizer.lr' must be positive",
+          "bad.yaml:8: 'epochs' must be at least 1", "8 problems"})
+      EXPECT_NE(m.find(fragment), std::string::npos) << "missing: " << fragment << "\nin: " << m;
+  }
+}
+
+TEST(Config, InvalidYamlNamesTheLine) {
+  EXPECT_EXADNN_ERROR(parse_config("model:\n  - linear: {out: 10\nepochs: 2\n", "broken.yaml"),
+                      "broken.yaml:", "invalid YAML");
+}
+
+TEST(ModelBuilder, InfersInputSizesAndNamesBadLayers) {
+  const cli::TrainConfig c = parse_config(
+      "model:\n  - conv2d: {out: 4, kernel: 3, padding: 1}\n  - relu\n  - maxpool2d: {kernel: 2}\n"
+      "  - flatten\n  - linear: {out: 5}\n",
+      "cnn.yaml");
+  auto net = cli::build_model(c.model, {1, 8, 8});
+  EXPECT_EQ(net->forward(zeros({2, 1, 8, 8})).shape(), (Shape{2, 5}));
+  EXPECT_EQ(net->named_parameters()[2].second.shape(), (Shape{5, 4 * 4 * 4}));
+  const cli::TrainConfig flat = parse_config("model:\n  - linear: {out: 5}\n", "mlp.yaml");
+  EXPECT_EXADNN_ERROR(cli::build_model(flat.model, {1, 8, 8}), "layer linear (line 2)",
+                      "[1, 8, 8]", "flatten");
+}

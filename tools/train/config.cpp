@@ -1,0 +1,307 @@
+#include "config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "exadnn/core/error.h"
+
+namespace exadnn::cli {
+
+std::string default_config_yaml() {
+  return R"(# The default: a 784-512-256-10 MLP on Fashion-MNIST.
+data: {dataset: fashion-mnist, path: /usr/share/datasets/fashion-mnist, batch_size: 128, shuffle: true}
+model:
+  - flatten
+  - linear: {out: 512}
+  - relu
+  - linear: {out: 256}
+  - relu
+  - linear: {out: 10}
+loss: cross_entropy
+optimizer: {name: sgd, lr: 0.05, momentum: 0.9}
+epochs: 3
+threads: 2
+seed: 0
+)";
+}
+
+namespace {
+
+// Collects every problem with its line, so one run reports them all.
+class Problems {
+ public:
+  explicit Problems(std::string origin) : origin_(std::move(origin)) {}
+  void add(const YAML::Node& at, const std::string& message) {
+    const int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
+    items_.push_back(line > 0 ? detail::cat(origin_, ":", line, ": ", message)
+                              : detail::cat(origin_, ": ", message));
+  }
+  void add_plain(const std::string& message) { items_.push_back(origin_ + ": " + message); }
+  void throw_if_any() const {
+    if (items_.empty()) return;
+    std::ostringstream os;
+    os << items_.size() << (items_.size() == 1 ? " problem" : " problems") << " in the config:";
+    for (const auto& p : items_) os << "\n  " << p;
+    throw Error("config", os.str());
+  }
+
+ private:
+  std::string origin_;
+  std::vector<std::string> items_;
+};
+
+std::string join(const std::set<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+// Reports keys of `map` that are not in `allowed`; returns false if `map` is not a map.
+bool check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where,
+                Problems& problems) {
+  if (!map.IsMap()) {
+    problems.add(map, where + " must be a mapping of keys to values");
+    return false;
+  }
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    if (!allowed.count(key))
+      problems.add(it->first, detail::cat("unknown key '", key, "' in ", where, " (allowed: ",
+                                          join(allowed), ")"));
+  }
+  return true;
+}
+
+// Reads map[key] into `out` if present; a wrong type is a problem naming the key.
+template <class T>
+void read(const YAML::Node& map, const std::string& key, T& out, const std::string& where,
+          Problems& problems, const char* type_name) {
+  const YAML::Node v = map[key];
+  if (!v) return;
+  try {
+    if (!v.IsScalar()) throw YAML::BadConversion(v.Mark());
+    out = v.as<T>();
+  } catch (const YAML::Exception&) {
+    problems.add(v, detail::cat("'", where, ".", key, "' must be ", type_name, ", got '",
+                                v.IsScalar() ? v.Scalar() : std::string("a collection"), "'"));
+  }
+}
+
+void read_choice(const YAML::Node& map, const std::string& key, std::string& out,
+                 const std::set<std::string>& allowed, const std::string& where, Problems& problems) {
+  std::string value = out;
+  read(map, key, value, where, problems, "a string");
+  if (!allowed.count(value)) {
+    problems.add(map[key], detail::cat("'", where, ".", key, "' is '", value, "' (allowed: ",
+                                       join(allowed), ")"));
+    return;
+  }
+  out = value;
+}
+
+void require_positive(const YAML::Node& at, double value, const std::string& name, Problems& problems) {
+  if (!(value > 0)) problems.add(at, detail::cat("'", name, "' must be positive, got ", value));
+}
+
+void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
+  if (!check_keys(node, {"dataset", "path", "batch_size", "shuffle", "train_images", "train_labels",
+                         "test_images", "test_labels", "train", "test", "label_column", "header",
+                         "file", "train_x", "train_y", "test_x", "test_y"},
+                  "data", problems))
+    return;
+  read_choice(node, "dataset", d.dataset, {"fashion-mnist", "mnist", "idx", "csv", "hdf5"}, "data",
+              problems);
+  read(node, "path", d.path, "data", problems, "a path");
+  read(node, "batch_size", d.batch_size, "data", problems, "an integer");
+  if (d.batch_size <= 0) problems.add(node["batch_size"], "'data.batch_size' must be positive");
+  read(node, "shuffle", d.shuffle, "data", problems, "true or false");
+  read(node, "train_images", d.train_images, "data", problems, "a path");
+  read(node, "train_labels", d.train_labels, "data", problems, "a path");
+  read(node, "test_images", d.test_images, "data", problems, "a path");
+  read(node, "test_labels", d.test_labels, "data", problems, "a path");
+  read(node, "train", d.train_file, "data", problems, "a path");
+  read(node, "test", d.test_file, "data", problems, "a path");
+  read(node, "label_column", d.label_column, "data", problems, "an integer");
+  read(node, "header", d.header, "data", problems, "true or false");
+  read(node, "file", d.file, "data", problems, "a path");
+  read(node, "train_x", d.train_x, "data", problems, "a dataset name");
+  read(node, "train_y", d.train_y, "data", problems, "a dataset name");
+  read(node, "test_x", d.test_x, "data", problems, "a dataset name");
+  read(node, "test_y", d.test_y, "data", problems, "a dataset name");
+  if (d.dataset == "idx" && (d.train_images.empty() || d.train_labels.empty() ||
+                             d.test_images.empty() || d.test_labels.empty()))
+    problems.add(node, "dataset 'idx' needs train_images, train_labels, test_images, test_labels");
+  if (d.dataset == "csv" && (d.train_file.empty() || d.test_file.empty()))
+    problems.add(node, "dataset 'csv' needs 'train' and 'test' files");
+  if (d.dataset == "hdf5" && d.file.empty()) problems.add(node, "dataset 'hdf5' needs 'file'");
+}
+
+// Allowed settings of each layer kind; `required` must be present.
+struct LayerKind {
+  std::set<std::string> keys;
+  std::set<std::string> required;
+};
+const std::map<std::string, LayerKind>& layer_kinds() {
+  static const std::map<std::string, LayerKind> kinds = {
+      {"linear", {{"out"}, {"out"}}},
+      {"conv2d", {{"out", "kernel", "stride", "padding"}, {"out", "kernel"}}},
+      {"maxpool2d", {{"kernel", "stride", "padding"}, {"kernel"}}},
+      {"avgpool2d", {{"kernel", "stride", "padding"}, {"kernel"}}},
+      {"batchnorm", {{}, {}}},
+      {"dropout", {{"p"}, {}}},
+      {"leaky_relu", {{"slope"}, {}}},
+      {"relu", {{}, {}}},
+      {"gelu", {{}, {}}},
+      {"sigmoid", {{}, {}}},
+      {"tanh", {{}, {}}},
+      {"flatten", {{}, {}}},
+  };
+  return kinds;
+}
+
+void parse_model(const YAML::Node& node, std::vector<LayerSpec>& layers, Problems& problems) {
+  if (!node.IsSequence() || node.size() == 0) {
+    problems.add(node, "'model' must be a non-empty list of layers");
+    return;
+  }
+  std::set<std::string> kind_names;
+  for (const auto& [name, _] : layer_kinds()) kind_names.insert(name);
+  for (const YAML::Node& item : node) {
+    LayerSpec spec;
+    spec.line = item.Mark().line + 1;
+    YAML::Node settings;
+    if (item.IsScalar()) {
+      spec.kind = item.Scalar();
+    } else if (item.IsMap() && item.size() == 1) {
+      spec.kind = item.begin()->first.as<std::string>();
+      settings = item.begin()->second;
+    } else {
+      problems.add(item, "a layer is a name ('relu') or one name with settings ('linear: {out: 10}')");
+      continue;
+    }
+    auto kind = layer_kinds().find(spec.kind);
+    if (kind == layer_kinds().end()) {
+      problems.add(item, detail::cat("unknown layer '", spec.kind, "' (allowed: ", join(kind_names), ")"));
+      continue;
+    }
+    const std::string where = "layer " + spec.kind;
+    if (settings && !settings.IsNull()) {
+      if (!check_keys(settings, kind->second.keys, where, problems)) continue;
+      read(settings, "out", spec.out, where, problems, "an integer");
+      read(settings, "kernel", spec.kernel, where, problems, "an integer");
+      read(settings, "stride", spec.stride, where, problems, "an integer");
+      read(settings, "padding", spec.padding, where, problems, "an integer");
+      read(settings, "p", spec.p, where, problems, "a number");
+      read(settings, "slope", spec.slope, where, problems, "a number");
+    }
+    for (const auto& key : kind->second.required)
+      if (!settings || !settings[key]) problems.add(item, detail::cat(where, " needs '", key, "'"));
+    if (kind->second.keys.count("out") && settings && settings["out"] && spec.out <= 0)
+      problems.add(settings["out"], where + ": 'out' must be positive");
+    if (kind->second.keys.count("kernel") && settings && settings["kernel"] && spec.kernel <= 0)
+      problems.add(settings["kernel"], where + ": 'kernel' must be positive");
+    if (spec.stride < 0 || spec.padding < 0)
+      problems.add(item, where + ": 'stride' and 'padding' must not be negative");
+    if (spec.kind == "dropout" && !(spec.p >= 0 && spec.p < 1))
+      problems.add(item, "layer dropout: 'p' must be in [0, 1)");
+    layers.push_back(spec);
+  }
+}
+
+void parse_optimizer(const YAML::Node& node, OptimizerSpec& o, Problems& problems) {
+  if (!check_keys(node, {"name", "lr", "momentum", "nesterov", "weight_decay", "beta1", "beta2", "eps"},
+                  "optimizer", problems))
+    return;
+  read_choice(node, "name", o.name, {"sgd", "adam", "adamw", "adagrad", "rmsprop"}, "optimizer",
+              problems);
+  if (o.name == "adamw") o.weight_decay = 1e-2;
+  if (o.name != "sgd") o.momentum = 0.0;
+  read(node, "lr", o.lr, "optimizer", problems, "a number");
+  read(node, "momentum", o.momentum, "optimizer", problems, "a number");
+  read(node, "nesterov", o.nesterov, "optimizer", problems, "true or false");
+  read(node, "weight_decay", o.weight_decay, "optimizer", problems, "a number");
+  read(node, "beta1", o.beta1, "optimizer", problems, "a number");
+  read(node, "beta2", o.beta2, "optimizer", problems, "a number");
+  read(node, "eps", o.eps, "optimizer", problems, "a number");
+  if (node["lr"]) require_positive(node["lr"], o.lr, "optimizer.lr", problems);
+  if (o.momentum < 0) problems.add(node["momentum"], "'optimizer.momentum' must not be negative");
+}
+
+// Applies "a.b=value" to the YAML tree (creating maps on the way).
+void apply_override(YAML::Node& root, const std::string& text, Problems& problems) {
+  const size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    problems.add_plain(detail::cat("--set '", text, "': expected key=value (e.g. optimizer.lr=0.1)"));
+    return;
+  }
+  std::vector<std::string> path;
+  std::stringstream keys(text.substr(0, eq));
+  for (std::string part; std::getline(keys, part, '.');) path.push_back(part);
+  YAML::Node value;
+  try {
+    value = YAML::Load(text.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    problems.add_plain(detail::cat("--set '", text, "': bad value: ", e.msg));
+    return;
+  }
+  YAML::Node cur = root;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    if (!cur[path[i]] || !cur[path[i]].IsMap()) cur[path[i]] = YAML::Node(YAML::NodeType::Map);
+    YAML::Node child = cur[path[i]];
+    cur.reset(child);
+  }
+  cur[path.back()] = value;
+}
+
+}  // namespace
+
+TrainConfig parse_config(const std::string& yaml_text, const std::string& origin,
+                         const std::vector<std::string>& overrides) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::ParserException& e) {
+    throw Error("config", detail::cat(origin, ":", e.mark.line + 1, ": invalid YAML: ", e.msg));
+  }
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  Problems problems(origin);
+  for (const auto& o : overrides) apply_override(root, o, problems);
+
+  TrainConfig c;
+  if (!check_keys(root, {"data", "model", "loss", "optimizer", "epochs", "threads", "seed"},
+                  "the top level", problems)) {
+    problems.throw_if_any();
+  }
+  if (root["data"]) parse_data(root["data"], c.data, problems);
+  if (root["model"]) {
+    parse_model(root["model"], c.model, problems);
+  } else {
+    problems.add_plain("'model' is missing (a list of layers, e.g. '- linear: {out: 10}')");
+  }
+  read_choice(root, "loss", c.loss, {"cross_entropy", "mse", "l1", "huber"}, "config", problems);
+  if (root["optimizer"]) parse_optimizer(root["optimizer"], c.optimizer, problems);
+  read(root, "epochs", c.epochs, "config", problems, "an integer");
+  if (c.epochs < 1) problems.add(root["epochs"], "'epochs' must be at least 1");
+  read(root, "threads", c.threads, "config", problems, "an integer");
+  if (c.threads < 0) problems.add(root["threads"], "'threads' must not be negative");
+  read(root, "seed", c.seed, "config", problems, "a non-negative integer");
+  problems.throw_if_any();
+  std::ostringstream emitted;
+  emitted << root;
+  c.source = emitted.str();
+  return c;
+}
+
+TrainConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  EXADNN_CHECK(in.good(), "config", "cannot open config file ", path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path, overrides);
+}
+
+}  // namespace exadnn::cli

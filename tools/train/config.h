@@ -1,0 +1,67 @@
+// The training configuration of `exadnn train`: parsed from YAML, checked key by key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace exadnn::cli {
+
+/// One layer of the model list: its kind ("linear", "relu", ...) and integer/float settings.
+struct LayerSpec {
+  std::string kind;
+  int line = 0;                 ///< line in the config file, for messages
+  int64_t out = 0;              ///< linear: out features; conv2d: out channels
+  int64_t kernel = 0;           ///< conv2d, maxpool2d, avgpool2d
+  int64_t stride = 0;           ///< 0: layer default (1 for conv, kernel for pooling)
+  int64_t padding = 0;
+  double p = 0.5;               ///< dropout probability
+  double slope = 0.01;          ///< leaky_relu
+};
+
+struct DataSpec {
+  std::string dataset = "fashion-mnist";  ///< fashion-mnist, mnist, idx, csv, hdf5
+  std::string path = "/usr/share/datasets/fashion-mnist";
+  int64_t batch_size = 128;
+  bool shuffle = true;
+  // idx: explicit files
+  std::string train_images, train_labels, test_images, test_labels;
+  // csv: files and the label column; hdf5: file and dataset names
+  std::string train_file, test_file;
+  int64_t label_column = 0;
+  bool header = true;
+  std::string file, train_x = "train/x", train_y = "train/y", test_x = "test/x", test_y = "test/y";
+};
+
+struct OptimizerSpec {
+  std::string name = "sgd";  ///< sgd, adam, adamw, adagrad, rmsprop
+  double lr = 0.05;
+  double momentum = 0.9;
+  bool nesterov = false;
+  double weight_decay = 0.0;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+};
+
+struct TrainConfig {
+  DataSpec data;
+  std::vector<LayerSpec> model;
+  std::string loss = "cross_entropy";
+  OptimizerSpec optimizer;
+  int64_t epochs = 3;
+  int threads = 0;  ///< 0: keep OMP_NUM_THREADS / all cores
+  uint64_t seed = 0;
+  std::string source;  ///< the YAML text the config came from (stored in checkpoints)
+};
+
+/// The default config: the Fashion-MNIST MLP (784-512-256-10, ReLU, SGD lr 0.05 momentum 0.9).
+std::string default_config_yaml();
+
+/// Parses YAML text (`origin` names it in messages) after applying `overrides` ("a.b=value").
+/// Every problem found (unknown key, wrong type, bad value) is collected; if any, throws one
+/// exadnn::Error listing each with its line and the allowed values.
+TrainConfig parse_config(const std::string& yaml_text, const std::string& origin,
+                         const std::vector<std::string>& overrides = {});
+/// Reads and parses a config file.
+TrainConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+}  // namespace exadnn::cli

@@ -1,0 +1,19 @@
+// Builds the nn::Sequential a config's `model` list describes, inferring each layer's input size
+// from the data's sample shape.
+#pragma once
+
+#include <memory>
+
+#include "config.h"
+#include "exadnn/core/dims.h"
+#include "exadnn/nn/container.h"
+
+namespace exadnn::cli {
+
+/// `sample_shape` is one example's shape (e.g. [1, 28, 28]). A layer that cannot take the shape
+/// it receives (linear after an image without flatten, conv2d on flat data, ...) is an Error
+/// naming the layer, its config line and the shape.
+std::shared_ptr<nn::Sequential> build_model(const std::vector<LayerSpec>& layers,
+                                            const Shape& sample_shape);
+
+}  // namespace exadnn::cli

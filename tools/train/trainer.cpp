@@ -1,0 +1,242 @@
+#include "trainer.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "exadnn/exadnn.h"
+#include "exadnn/data/csv.h"
+#include "exadnn/data/data_loader.h"
+#include "exadnn/data/hdf5.h"
+#include "exadnn/data/idx.h"
+#include "exadnn/io/checkpoint.h"
+#include "exadnn/optim/adagrad.h"
+#include "exadnn/optim/adam.h"
+#include "exadnn/optim/adamw.h"
+#include "exadnn/optim/rmsprop.h"
+#include "exadnn/optim/sgd.h"
+#include "model_builder.h"
+#include "plot.h"
+#include "progress.h"
+
+namespace exadnn::cli {
+
+namespace {
+
+using DatasetPtr = std::shared_ptr<const data::Dataset>;
+
+struct Splits {
+  DatasetPtr train, test;
+};
+
+Splits load_data(const DataSpec& d) {
+  auto wrap = [](data::TensorDataset ds) -> DatasetPtr {
+    return std::make_shared<data::TensorDataset>(std::move(ds));
+  };
+  if (d.dataset == "fashion-mnist" || d.dataset == "mnist")
+    return {wrap(data::load_mnist(d.path, data::Split::train)),
+            wrap(data::load_mnist(d.path, data::Split::test))};
+  if (d.dataset == "idx")
+    return {wrap(data::load_idx_dataset(d.train_images, d.train_labels)),
+            wrap(data::load_idx_dataset(d.test_images, d.test_labels))};
+  if (d.dataset == "csv") {
+    const auto opts = data::CsvOptions().header(d.header).label_column(d.label_column);
+    return {wrap(data::load_csv_dataset(d.train_file, opts)),
+            wrap(data::load_csv_dataset(d.test_file, opts))};
+  }
+  return {wrap(data::load_hdf5_dataset(d.file, d.train_x, d.train_y)),
+          wrap(data::load_hdf5_dataset(d.file, d.test_x, d.test_y))};
+}
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerSpec& o, std::vector<Tensor> params) {
+  if (o.name == "sgd")
+    return std::make_unique<optim::SGD>(
+        params, optim::SGDOptions(o.lr).momentum(o.momentum).nesterov(o.nesterov).weight_decay(o.weight_decay));
+  if (o.name == "adam")
+    return std::make_unique<optim::Adam>(
+        params, optim::AdamOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
+  if (o.name == "adamw")
+    return std::make_unique<optim::AdamW>(
+        params, optim::AdamWOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
+  if (o.name == "adagrad")
+    return std::make_unique<optim::Adagrad>(
+        params, optim::AdagradOptions(o.lr).eps(o.eps).weight_decay(o.weight_decay));
+  return std::make_unique<optim::RMSprop>(
+      params, optim::RMSpropOptions(o.lr).momentum(o.momentum).eps(o.eps).weight_decay(o.weight_decay));
+}
+
+Tensor compute_loss(const std::string& loss, const Tensor& output, const Tensor& target) {
+  if (loss == "cross_entropy") return nn::cross_entropy(output, target);
+  const Tensor y = is_floating(target.dtype()) ? target.reshape(output.shape())
+                                               : nn::one_hot(target, output.size(-1), output.dtype());
+  if (loss == "mse") return nn::mse_loss(output, y);
+  if (loss == "l1") return nn::l1_loss(output, y);
+  return nn::huber_loss(output, y);
+}
+
+// Fraction of test examples whose argmax matches the label.
+double accuracy(nn::Module& model, const DatasetPtr& test, int64_t batch_size) {
+  NoGradGuard no_grad;
+  model.eval();
+  data::DataLoader loader(test, data::DataLoaderOptions().batch_size(batch_size).shuffle(false));
+  int64_t correct = 0, total = 0;
+  for (const data::Batch& batch : loader) {
+    const Tensor predicted = argmax(model.forward(batch.inputs), 1);
+    correct += sum(eq(predicted, batch.targets.to(DType::i64))).item<int64_t>();
+    total += batch.size();
+  }
+  model.train();
+  return total > 0 ? static_cast<double>(correct) / static_cast<double>(total) : 0.0;
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+// The whole training state, for checkpoints.
+StateDict training_state(const nn::Module& model, const optim::Optimizer& opt) {
+  StateDict s;
+  s.merge(model.state_dict(), "model.");
+  s.merge(opt.state_dict(), "optimizer.");
+  const Generator& g = default_generator();
+  s.insert("rng", from_vector<int64_t>({static_cast<int64_t>(g.seed()), static_cast<int64_t>(g.offset())}));
+  return s;
+}
+
+struct EpochRecord {
+  int64_t epoch;
+  double train_loss, test_accuracy, samples_per_second, seconds;
+};
+
+void write_metrics(const std::string& path, const TrainConfig& config, const std::vector<EpochRecord>& epochs,
+                   double final_accuracy) {
+  nlohmann::json j;
+  j["test_accuracy"] = final_accuracy;
+  std::vector<double> rates;
+  for (const auto& e : epochs) rates.push_back(e.samples_per_second);
+  std::sort(rates.begin(), rates.end());
+  const size_t n = rates.size();
+  j["samples_per_second"] = n == 0 ? 0.0 : (n % 2 ? rates[n / 2] : 0.5 * (rates[n / 2 - 1] + rates[n / 2]));
+  j["epochs"] = nlohmann::json::array();
+  for (const auto& e : epochs)
+    j["epochs"].push_back({{"epoch", e.epoch},
+                           {"train_loss", e.train_loss},
+                           {"test_accuracy", e.test_accuracy},
+                           {"samples_per_second", e.samples_per_second},
+                           {"seconds", e.seconds}});
+  j["threads"] = get_num_threads();
+  j["ranks"] = 1;
+  j["peak_rss_mb"] = peak_rss_mb();
+  j["batch_size"] = config.data.batch_size;
+  std::ofstream out(path);
+  EXADNN_CHECK(out.good(), "train", "cannot write metrics to ", path);
+  out << j.dump(2) << '\n';
+}
+
+}  // namespace
+
+double train(const TrainConfig& config, const TrainOptions& options) {
+  if (config.threads > 0) set_num_threads(config.threads);
+  manual_seed(config.seed);
+  const Splits data = load_data(config.data);
+  auto model = build_model(config.model, data.train->input_shape());
+  auto opt = make_optimizer(config.optimizer, model->parameters());
+  std::printf("model: %lld parameters\n%s\n", static_cast<long long>(model->parameter_count()),
+              model->repr().c_str());
+  std::printf("data: %lld training / %lld test examples of shape %s; batch %lld; %d threads\n",
+              static_cast<long long>(data.train->size()), static_cast<long long>(data.test->size()),
+              data.train->input_shape().str().c_str(), static_cast<long long>(config.data.batch_size),
+              get_num_threads());
+
+  namespace fs = std::filesystem;
+  const std::string last = options.checkpoint_dir.empty() ? "" : (fs::path(options.checkpoint_dir) / "last.ckpt").string();
+  if (!options.checkpoint_dir.empty()) fs::create_directories(options.checkpoint_dir);
+  int64_t first_epoch = 1;
+  std::vector<EpochRecord> history;
+  if (options.resume) {
+    EXADNN_CHECK(!last.empty(), "train", "--resume needs --checkpoint-dir");
+    const io::Checkpoint ckpt = io::load_checkpoint(last);
+    model->load_state_dict(ckpt.tensors.with_prefix_removed("model."));
+    opt->load_state_dict(ckpt.tensors.with_prefix_removed("optimizer."));
+    const std::vector<int64_t> rng = to_vector<int64_t>(ckpt.tensors.at("rng"));
+    default_generator().set_state(static_cast<uint64_t>(rng[0]), static_cast<uint64_t>(rng[1]));
+    first_epoch = std::stoll(ckpt.metadata.at("epoch")) + 1;
+    if (ckpt.metadata.count("history")) {
+      for (const auto& e : nlohmann::json::parse(ckpt.metadata.at("history")))
+        history.push_back({e[0], e[1], e[2], e[3], e[4]});
+    }
+    std::printf("resumed from %s after epoch %lld\n", last.c_str(), static_cast<long long>(first_epoch - 1));
+  }
+
+  data::DataLoader loader(data.train, data::DataLoaderOptions()
+                                          .batch_size(config.data.batch_size)
+                                          .shuffle(config.data.shuffle)
+                                          .seed(config.seed));
+  Progress progress(isatty(STDOUT_FILENO) != 0);
+  double final_accuracy = history.empty() ? 0.0 : history.back().test_accuracy;
+  for (int64_t epoch = first_epoch; epoch <= config.epochs; ++epoch) {
+    loader.set_epoch(epoch - 1);
+    progress.start_epoch(epoch, config.epochs, loader.batches_per_epoch());
+    const auto start = std::chrono::steady_clock::now();
+    double loss_sum = 0.0;
+    int64_t batches = 0, examples = 0;
+    for (const data::Batch& batch : loader) {
+      Tensor loss = compute_loss(config.loss, model->forward(batch.inputs), batch.targets);
+      opt->zero_grad();
+      loss.backward();
+      opt->step();
+      const double value = loss.item<double>();
+      loss_sum += value;
+      examples += batch.size();
+      progress.update(batches++, batch.size(), value);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    final_accuracy = accuracy(*model, data.test, 1000);
+    const EpochRecord record{epoch, loss_sum / static_cast<double>(std::max<int64_t>(batches, 1)),
+                             final_accuracy, static_cast<double>(examples) / seconds, seconds};
+    history.push_back(record);
+    progress.end_epoch(record.train_loss, record.test_accuracy, record.samples_per_second, seconds);
+    if (!last.empty()) {
+      nlohmann::json h = nlohmann::json::array();
+      for (const auto& e : history) h.push_back({e.epoch, e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds});
+      io::save_checkpoint(last, training_state(*model, *opt),
+                          {{"epoch", std::to_string(epoch)}, {"config", config.source},
+                           {"history", h.dump()}, {"exadnn_version", version()}});
+    }
+  }
+  std::printf("final test accuracy: %.2f%%\n", 100.0 * final_accuracy);
+  if (!options.metrics_out.empty()) write_metrics(options.metrics_out, config, history, final_accuracy);
+  if (!options.plot.empty()) {
+    std::vector<double> losses, accuracies;
+    for (const auto& e : history) {
+      losses.push_back(e.train_loss);
+      accuracies.push_back(e.test_accuracy);
+    }
+    write_training_plot(options.plot, losses, accuracies);
+  }
+  return final_accuracy;
+}
+
+double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size) {
+  const io::Checkpoint ckpt = io::load_checkpoint(checkpoint_path);
+  EXADNN_CHECK(ckpt.metadata.count("config"), "eval", checkpoint_path,
+               " has no training config (was it written by exadnn train?)");
+  const TrainConfig config = parse_config(ckpt.metadata.at("config"), checkpoint_path + " (config)");
+  const Splits data = load_data(config.data);
+  auto model = build_model(config.model, data.test->input_shape());
+  model->load_state_dict(ckpt.tensors.with_prefix_removed("model."));
+  const double acc = accuracy(*model, data.test, batch_size);
+  std::printf("%s: test accuracy %.2f%% on %lld examples\n", checkpoint_path.c_str(), 100.0 * acc,
+              static_cast<long long>(data.test->size()));
+  return acc;
+}
+
+}  // namespace exadnn::cli

@@ -1,0 +1,23 @@
+// `exadnn train` and `exadnn eval`: the training loop behind the command line.
+#pragma once
+
+#include <string>
+
+#include "config.h"
+
+namespace exadnn::cli {
+
+struct TrainOptions {
+  std::string metrics_out;     ///< JSON metrics file ("" = none)
+  std::string checkpoint_dir;  ///< where last.ckpt is written after each epoch ("" = none)
+  bool resume = false;         ///< continue from checkpoint_dir/last.ckpt
+  std::string plot;            ///< PNG of loss and accuracy per epoch ("" = none)
+};
+
+/// Trains as configured; prints progress; returns the final test accuracy.
+double train(const TrainConfig& config, const TrainOptions& options);
+
+/// Scores the model saved in a checkpoint on its config's test set; returns the accuracy.
+double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size = 1000);
+
+}  // namespace exadnn::cli
