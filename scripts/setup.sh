@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package exadnn needs: build, tests, benchmarks, datasets.
 # Run as root on Debian 12 (bookworm). Safe to run again: apt skips what is installed.
+#   --bench   also PyTorch (python3-torch, ~1 GB), used only by bench/compare_pytorch.sh
 set -euo pipefail
 
 PACKAGES=(
@@ -15,6 +16,8 @@ PACKAGES=(
   # data
   dataset-fashion-mnist
 )
+
+if [ "${1:-}" = "--bench" ]; then PACKAGES+=(python3-torch python3-numpy); fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
