@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 BUILD="${1:-build}" RUNS="${2:-3}" EPOCHS="${3:-1}"
 EXADNN="$BUILD/tools/exadnn"
 [ -x "$EXADNN" ] || { echo "build $EXADNN first (cmake --build $BUILD --target exadnn_cli)"; exit 1; }
-python3 -c "import torch" 2>/dev/null || { echo "needs python3-torch (scripts/setup.sh --bench)"; exit 1; }
+/usr/bin/python3 -c "import torch" 2>/dev/null || { echo "needs python3-torch (scripts/setup.sh --bench)"; exit 1; }
+PY="${PYTHON:-/usr/bin/python3}"  # Debian's python3, where python3-torch lives
 tmp=$(mktemp -d)
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -19,7 +20,7 @@ for model in mlp cnn; do
   best_torch=0 best_cfg=""
   for t in 1 2; do for b in 1 2; do  # find PyTorch's best configuration once
     r=$(env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=$b \
-        python3 bench/compare_pytorch.py $model 1 $t | field /dev/stdin samples_per_second)
+        "$PY" bench/compare_pytorch.py $model 1 $t | field /dev/stdin samples_per_second)
     if python3 -c "import sys; sys.exit(0 if $r > $best_torch else 1)"; then best_torch=$r best_cfg="$t $b"; fi
   done; done
   set -- $best_cfg; tt=$1 bb=$2
@@ -30,7 +31,7 @@ for model in mlp cnn; do
       --metrics-out "$tmp/ex.$model.$run.json" > /dev/null
     echo "$(field "$tmp/ex.$model.$run.json" samples_per_second) $(field "$tmp/ex.$model.$run.json" peak_rss_mb) $(field "$tmp/ex.$model.$run.json" test_accuracy)" >> "$tmp/ex.$model"
     env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=$bb \
-      python3 bench/compare_pytorch.py $model $EPOCHS $tt > "$tmp/pt.$model.$run.json"
+      "$PY" bench/compare_pytorch.py $model $EPOCHS $tt > "$tmp/pt.$model.$run.json"
     echo "$(field "$tmp/pt.$model.$run.json" samples_per_second) $(field "$tmp/pt.$model.$run.json" peak_rss_mb) $(field "$tmp/pt.$model.$run.json" test_accuracy)" >> "$tmp/pt.$model"
   done
   ex=$(cut -d' ' -f1 "$tmp/ex.$model" | median) pt=$(cut -d' ' -f1 "$tmp/pt.$model" | median)
