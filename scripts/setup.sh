@@ -9,6 +9,8 @@ PACKAGES=(
   build-essential g++ cmake ninja-build pkg-config git clang-format
   # numerics
   libopenblas-dev liblapacke-dev libdnnl-dev
+  # distributed training (the exadnn_dist library, mpirun in the tests)
+  libopenmpi-dev openmpi-bin
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   # data, configs, metrics, plots, command line
