@@ -13,7 +13,9 @@ namespace exadnn::autograd {
 namespace {
 
 struct LaterFirst {  // later-created nodes run first
-  bool operator()(const Node* a, const Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
+  bool operator()(const Node* a, const Node* b) const {
+    return a->sequence_nr() < b->sequence_nr();
+  }
 };
 
 // Adds `g` into slot `i` of a node's incoming-gradient buffer.
@@ -24,9 +26,8 @@ void accumulate_into(std::vector<Tensor>& buffer, uint32_t i, Tensor&& g) {
   } else {
     EXADNN_CHECK(buffer[i].shape() == g.shape(), "backward", "gradients of shapes ",
                  buffer[i].shape(), " and ", g.shape(), " meet at one tensor");
-    buffer[i] = detail::sum_of(buffer[i], g.dtype() == buffer[i].dtype()
-                                              ? g
-                                              : detail::dense_copy(g, buffer[i].dtype()));
+    buffer[i] = detail::sum_of(
+        buffer[i], g.dtype() == buffer[i].dtype() ? g : detail::dense_copy(g, buffer[i].dtype()));
   }
 }
 
@@ -37,10 +38,30 @@ Tensor root_gradient(const Tensor& root, const Tensor& given) {
     return given;
   }
   EXADNN_CHECK(root.numel() == 1, "backward",
-               "a gradient can be implied only for a one-element output, got shape ",
-               root.shape(), "; pass the output's gradient explicitly");
+               "a gradient can be implied only for a one-element output, got shape ", root.shape(),
+               "; pass the output's gradient explicitly");
   return detail::filled(root.shape(), root.dtype(), root.device(), 1.0);
 }
+
+// Callbacks queued by the backward passes running on this thread (innermost last).
+thread_local std::vector<std::vector<std::function<void()>>> t_callbacks;
+
+// Makes a callback list for one backward pass and runs it when the pass completes.
+class CallbackScope {
+ public:
+  CallbackScope() { t_callbacks.emplace_back(); }
+  ~CallbackScope() {
+    if (!t_callbacks.empty()) t_callbacks.pop_back();
+  }
+  // Runs the queued callbacks (which may queue more).
+  void run() {
+    for (size_t i = 0; i < t_callbacks.back().size(); ++i) {
+      std::function<void()> callback = std::move(t_callbacks.back()[i]);
+      callback();
+    }
+    t_callbacks.back().clear();
+  }
+};
 
 // Runs the graph. If `captures` is non-empty, gradients reaching those edges are stored there
 // instead of being accumulated into leaves.
@@ -54,8 +75,8 @@ void run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots
 
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& root = roots[i];
-    EXADNN_CHECK(root.defined() && root.requires_grad(), "backward",
-                 "output ", i, " does not require grad (no input it depends on requires grad, "
+    EXADNN_CHECK(root.defined() && root.requires_grad(), "backward", "output ", i,
+                 " does not require grad (no input it depends on requires grad, "
                  "or it was computed under NoGradGuard)");
     Edge e = gradient_edge(root);
     accumulate_into(buffers[e.node.get()], e.input_nr,
@@ -91,6 +112,7 @@ void run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots
     if (dependencies[s.get()] == 0 && queued.insert(s.get()).second) ready.push(s.get());
 
   NoGradGuard no_grad;  // gradient rules are not themselves recorded
+  CallbackScope callbacks;
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
@@ -123,9 +145,16 @@ void run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots
       if (--dependencies[e.node.get()] == 0) ready.push(e.node.get());
     }
   }
+  callbacks.run();
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  EXADNN_CHECK(!t_callbacks.empty(), "autograd::queue_callback",
+               "no backward pass is running on this thread");
+  t_callbacks.back().push_back(std::move(callback));
+}
 
 void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
               bool retain_graph) {

@@ -35,7 +35,7 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grad_outputs) {
   } else {
     meta.grad = detail::sum_of(meta.grad, g.dtype() == leaf.dtype() ? g : detail::dense_copy(g, leaf.dtype()));
   }
-  for (auto& hook : meta.hooks) hook(meta.grad);
+  for (auto& [id, hook] : meta.hooks) hook(meta.grad);
   return {};
 }
 

@@ -1,6 +1,7 @@
 // Tensor: layout queries and autograd accessors. Views, conversions and printing live in src/ops.
 #include "exadnn/core/tensor.h"
 
+#include <atomic>
 #include <ostream>
 
 namespace exadnn {
@@ -86,10 +87,18 @@ Tensor Tensor::detach() const {
   return make_view(t.storage, t.shape, t.strides, t.offset, t.dtype);
 }
 
-void Tensor::register_grad_hook(GradHook hook) {
+uint64_t Tensor::register_grad_hook(GradHook hook) {
   EXADNN_CHECK(is_leaf() && requires_grad(), "register_grad_hook",
                "hooks can only be registered on leaf tensors that require grad");
-  autograd_meta().hooks.push_back(std::move(hook));
+  static std::atomic<uint64_t> next_id{1};
+  const uint64_t id = next_id.fetch_add(1, std::memory_order_relaxed);
+  autograd_meta().hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void Tensor::remove_grad_hook(uint64_t id) {
+  if (!has_autograd_meta()) return;
+  std::erase_if(autograd_meta().hooks, [id](const auto& entry) { return entry.first == id; });
 }
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }

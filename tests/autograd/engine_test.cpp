@@ -122,6 +122,37 @@ TEST(Engine, GradHookSeesAccumulatedGradient) {
   EXPECT_EQ(seen, (std::vector<double>{5.0, 5.0}));
 }
 
+TEST(Engine, RemovedGradHookIsNotCalled) {
+  Tensor x = leaf({1.0});
+  int kept = 0, removed = 0;
+  x.register_grad_hook([&](const Tensor&) { ++kept; });
+  const uint64_t id = x.register_grad_hook([&](const Tensor&) { ++removed; });
+  x.remove_grad_hook(id);
+  x.remove_grad_hook(id);  // twice is harmless
+  sum(x * 2.0).backward();
+  EXPECT_EQ(kept, 1);
+  EXPECT_EQ(removed, 0);
+}
+
+TEST(Engine, QueuedCallbackRunsAfterEveryLeafHasItsGradient) {
+  Tensor a = leaf({1.0}), b = leaf({2.0});
+  std::vector<std::string> events;
+  bool b_had_grad_in_callback = false;
+  a.register_grad_hook([&](const Tensor&) {
+    events.push_back("a");
+    autograd::queue_callback([&] {
+      events.push_back("callback");
+      b_had_grad_in_callback = b.grad().defined();
+    });
+  });
+  b.register_grad_hook([&](const Tensor&) { events.push_back("b"); });
+  sum(a * b * 3.0).backward();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events.back(), "callback");
+  EXPECT_TRUE(b_had_grad_in_callback);
+  EXPECT_EXADNN_ERROR(autograd::queue_callback([] {}), "no backward pass");
+}
+
 TEST(Engine, GradFunctionDoesNotTouchLeafGrads) {
   Tensor x = leaf({2.0}), w = leaf({3.0});
   Tensor y = sum(x * w * w);

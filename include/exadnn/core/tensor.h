@@ -132,8 +132,11 @@ class Tensor {
   void backward(const Tensor& grad = Tensor(), bool retain_graph = false) const;
   /// Same storage, cut from the graph.
   Tensor detach() const;
-  /// Adds a hook called with this leaf's gradient each time backward accumulates into it.
-  void register_grad_hook(GradHook hook);
+  /// Adds a hook called with this leaf's gradient each time backward accumulates into it;
+  /// returns an id for remove_grad_hook.
+  uint64_t register_grad_hook(GradHook hook);
+  /// Removes the hook registered under `id` (no-op if it is gone already).
+  void remove_grad_hook(uint64_t id);
   /// The autograd metadata, created on first use.
   AutogradMeta& autograd_meta() const;
   bool has_autograd_meta() const noexcept { return impl_ && impl_->autograd != nullptr; }
@@ -183,7 +186,8 @@ struct AutogradMeta {
   uint32_t output_nr = 0;
   /// The accumulate-into-.grad node of a leaf, shared by every op that consumes it.
   std::weak_ptr<autograd::Node> grad_accumulator;
-  std::vector<GradHook> hooks;
+  /// Gradient hooks of a leaf with their ids, in registration order.
+  std::vector<std::pair<uint64_t, GradHook>> hooks;
 };
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

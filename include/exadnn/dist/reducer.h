@@ -1,0 +1,91 @@
+// GradientReducer: averages the gradients of a list of parameters over the ranks of a
+// communicator, in buckets whose allreduce starts as soon as the bucket's gradients are ready.
+//
+// Buckets take the parameters in reverse order (backward produces the last layer's gradients
+// first), one dtype per bucket, up to `first_bucket_bytes` for the first bucket (so communication
+// starts early) and `bucket_bytes` for the rest; a bucket size of 0 puts every parameter in a
+// bucket of its own (no fusion). Buckets are launched strictly in order, so every rank starts the
+// same allreduces in the same order even when gradients arrive in a different order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "exadnn/core/tensor.h"
+#include "exadnn/dist/communicator.h"
+
+namespace exadnn::dist {
+
+/// Bucket sizes of a GradientReducer (chained setters).
+class ReducerOptions {
+ public:
+  /// Capacity of the first bucket in bytes (default 1 MiB).
+  ReducerOptions& first_bucket_bytes(int64_t b) {
+    first_bucket_bytes_ = b;
+    return *this;
+  }
+  /// Capacity of the other buckets in bytes (default 25 MiB); 0 = one parameter per bucket.
+  ReducerOptions& bucket_bytes(int64_t b) {
+    bucket_bytes_ = b;
+    return *this;
+  }
+  int64_t first_bucket_bytes() const { return first_bucket_bytes_; }
+  int64_t bucket_bytes() const { return bucket_bytes_; }
+
+ private:
+  int64_t first_bucket_bytes_ = int64_t{1} << 20;
+  int64_t bucket_bytes_ = int64_t{25} << 20;
+};
+
+/// Sums gradients over ranks bucket by bucket and divides by the number of ranks.
+class GradientReducer {
+ public:
+  /// `params`: floating leaves (their .grad() is reduced). Collective: checks that every rank
+  /// made the same buckets and throws an Error naming the first rank that did not.
+  GradientReducer(std::vector<Tensor> params, Communicator comm, ReducerOptions options = {});
+
+  /// Parameter `index`'s gradient is final for this step: copy it into its bucket, and start
+  /// the allreduce of every bucket, in order, whose gradients are all ready.
+  void mark_ready(size_t index);
+  /// Starts the buckets not started yet (a parameter without a gradient contributes zeros),
+  /// waits for all, and writes the averaged gradients back into each parameter's .grad().
+  void finish();
+  /// True between the first mark_ready() of a step and its finish().
+  bool in_step() const { return in_step_; }
+
+  /// Number of buckets, and the parameter indices in bucket `b`.
+  size_t num_buckets() const { return buckets_.size(); }
+  const std::vector<size_t>& bucket_params(size_t b) const { return buckets_[b].params; }
+  /// "3 buckets: [0] 10 f32 (40 B), ..." — what every rank must agree on.
+  std::string layout() const;
+
+  /// Seconds finish() has spent blocked on communication, summed over steps.
+  double wait_seconds() const { return wait_seconds_; }
+  const Communicator& communicator() const { return comm_; }
+
+ private:
+  struct Bucket {
+    std::vector<size_t> params;   // indices into params_
+    std::vector<int64_t> offset;  // element offset of each in `flat`
+    Tensor flat;                  // [total elements], the bucket's dtype
+    size_t pending = 0;           // gradients not ready yet this step
+    bool launched = false;
+    Work work;
+  };
+
+  void launch_ready_buckets();
+  void launch(Bucket& bucket);
+  void check_layout_agrees();
+
+  std::vector<Tensor> params_;
+  Communicator comm_;
+  std::vector<Bucket> buckets_;
+  std::vector<size_t> bucket_of_;  // parameter index -> bucket
+  std::vector<bool> ready_;        // parameter index -> gradient ready this step
+  size_t next_launch_ = 0;
+  bool in_step_ = false;
+  double wait_seconds_ = 0;
+};
+
+}  // namespace exadnn::dist

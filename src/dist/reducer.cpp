@@ -1,0 +1,147 @@
+#include "exadnn/dist/reducer.h"
+
+#include <chrono>
+
+#include "exadnn/autograd/grad_mode.h"
+#include "exadnn/ops/factories.h"
+#include "exadnn/ops/inplace.h"
+
+namespace exadnn::dist {
+
+namespace {
+constexpr const char* kWhere = "dist::GradientReducer";
+
+// FNV-1a over 64-bit words: the layout's fingerprint that ranks compare.
+uint64_t fnv(uint64_t hash, uint64_t word) {
+  for (int i = 0; i < 8; ++i) hash = (hash ^ ((word >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+  return hash;
+}
+}  // namespace
+
+GradientReducer::GradientReducer(std::vector<Tensor> params, Communicator comm,
+                                 ReducerOptions options)
+    : params_(std::move(params)), comm_(std::move(comm)) {
+  EXADNN_CHECK(options.first_bucket_bytes() >= 0 && options.bucket_bytes() >= 0, kWhere,
+               "bucket sizes must be >= 0");
+  bucket_of_.assign(params_.size(), 0);
+  ready_.assign(params_.size(), false);
+  int64_t bytes_in_bucket = 0;
+  for (size_t k = params_.size(); k-- > 0;) {  // reverse registration order
+    const Tensor& p = params_[k];
+    EXADNN_CHECK(p.defined() && is_floating(p.dtype()) && p.is_leaf(), kWhere, "parameter ", k,
+                 " is not a floating-point leaf tensor");
+    const int64_t bytes = static_cast<int64_t>(p.nbytes());
+    const int64_t capacity =
+        buckets_.size() <= 1 ? options.first_bucket_bytes() : options.bucket_bytes();
+    const bool fits = !buckets_.empty() && options.bucket_bytes() > 0 &&
+                      params_[buckets_.back().params[0]].dtype() == p.dtype() &&
+                      bytes_in_bucket + bytes <= capacity;
+    if (!fits) {
+      buckets_.emplace_back();
+      bytes_in_bucket = 0;
+    }
+    Bucket& b = buckets_.back();
+    b.offset.push_back(b.params.empty() ? 0 : b.offset.back() + params_[b.params.back()].numel());
+    b.params.push_back(k);
+    bucket_of_[k] = buckets_.size() - 1;
+    bytes_in_bucket += bytes;
+  }
+  for (Bucket& b : buckets_) {
+    const Tensor& last = params_[b.params.back()];
+    b.flat = empty({b.offset.back() + last.numel()}, TensorOptions().dtype(last.dtype()));
+    b.pending = b.params.size();
+  }
+  check_layout_agrees();
+}
+
+std::string GradientReducer::layout() const {
+  std::string s = exadnn::detail::cat(buckets_.size(), " buckets:");
+  for (size_t i = 0; i < buckets_.size(); ++i)
+    s += exadnn::detail::cat(i ? "," : "", " [", i, "] ", buckets_[i].params.size(), " tensors, ",
+                             buckets_[i].flat.numel(), " ", dtype_name(buckets_[i].flat.dtype()));
+  return s;
+}
+
+void GradientReducer::check_layout_agrees() {
+  // Every rank's (number of buckets, fingerprint of every bucket's dtype, size and members).
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (const Bucket& b : buckets_) {
+    hash = fnv(hash, static_cast<uint64_t>(b.flat.dtype()));
+    hash = fnv(hash, static_cast<uint64_t>(b.flat.numel()));
+    for (size_t k : b.params) hash = fnv(hash, k);
+  }
+  Tensor mine = empty({2}, TensorOptions().dtype(DType::i64));
+  mine.data<int64_t>()[0] = static_cast<int64_t>(buckets_.size());
+  mine.data<int64_t>()[1] = static_cast<int64_t>(hash);
+  Tensor all = empty({comm_.size(), 2}, TensorOptions().dtype(DType::i64));
+  comm_.allgather(all, mine).wait();
+  const int64_t* a = all.data<int64_t>();
+  for (int r = 1; r < comm_.size(); ++r) {
+    EXADNN_CHECK(a[2 * r] == a[0] && a[2 * r + 1] == a[1], kWhere, "rank ", r,
+                 "'s gradient buckets differ from rank 0's (rank ", r, ": ", a[2 * r],
+                 " buckets; rank 0: ", a[0], " buckets; this rank (", comm_.rank(), "): ", layout(),
+                 "). Every rank must wrap the same model, with the same bucket sizes");
+  }
+}
+
+void GradientReducer::mark_ready(size_t index) {
+  EXADNN_CHECK(index < params_.size(), kWhere, "no parameter ", index);
+  if (ready_[index]) return;  // a second backward into the same step: already counted
+  in_step_ = true;
+  ready_[index] = true;
+  --buckets_[bucket_of_[index]].pending;
+  launch_ready_buckets();
+}
+
+void GradientReducer::launch_ready_buckets() {
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0)
+    launch(buckets_[next_launch_++]);
+  // Drive the started allreduces forward while backward computes (MPI progresses inside calls).
+  for (size_t i = 0; i < next_launch_; ++i) buckets_[i].work.test();
+}
+
+void GradientReducer::launch(Bucket& b) {
+  NoGradGuard no_grad;
+  for (size_t j = 0; j < b.params.size(); ++j) {
+    const Tensor& p = params_[b.params[j]];
+    Tensor slot = b.flat.narrow(0, b.offset[j], p.numel());
+    const Tensor g = p.grad();
+    if (g.defined())
+      copy_(slot, g.reshape({p.numel()}));
+    else
+      fill_(slot, 0.0);
+  }
+  b.launched = true;
+  b.work = comm_.allreduce(b.flat);
+}
+
+void GradientReducer::finish() {
+  if (!in_step_) return;
+  for (Bucket& b : buckets_) b.pending = 0;  // gradients that never came count as zeros
+  launch_ready_buckets();
+  NoGradGuard no_grad;
+  const double scale = 1.0 / comm_.size();
+  for (Bucket& b : buckets_) {
+    const auto start = std::chrono::steady_clock::now();
+    b.work.wait();
+    wait_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (comm_.size() > 1) mul_(b.flat, scale);
+    for (size_t j = 0; j < b.params.size(); ++j) {
+      Tensor& p = params_[b.params[j]];
+      Tensor averaged = b.flat.narrow(0, b.offset[j], p.numel()).view(p.shape());
+      Tensor g = p.grad();
+      if (g.defined() && g.is_contiguous())
+        copy_(g, averaged);
+      else
+        p.set_grad(averaged.clone());
+    }
+    b.launched = false;
+    b.pending = b.params.size();
+  }
+  std::fill(ready_.begin(), ready_.end(), false);
+  next_launch_ = 0;
+  in_step_ = false;
+}
+
+}  // namespace exadnn::dist

@@ -1,0 +1,162 @@
+// DataParallel and GradientReducer: equivalence with one process on the whole batch, fusion on and
+// off, awkward bucket sizes and dtypes, gradient accumulation, layout mismatches.
+#include "exadnn/dist/data_parallel.h"
+
+#include "testing.h"
+
+namespace exadnn::dist {
+namespace {
+
+using exadnn::testing::values;
+
+std::shared_ptr<nn::Sequential> mlp(uint64_t seed = 1, int64_t hidden = 16) {
+  manual_seed(seed);
+  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Linear>(6, hidden), std::make_shared<nn::Tanh>(),
+      std::make_shared<nn::Linear>(hidden, 3)});
+}
+
+// A fixed batch of 12 examples (12 splits evenly over 1, 2, 3 and 4 ranks).
+struct FixedBatch {
+  Tensor x, y;
+  FixedBatch() {
+    Generator gen(7);
+    x = randn({12, 6}, TensorOptions(), &gen);
+    y = from_vector<int64_t>({0, 1, 2, 0, 1, 2, 2, 1, 0, 0, 2, 1});
+  }
+};
+
+// Trains `model` for `steps` SGD steps on rows [begin, begin + count) of the fixed batch.
+void train(nn::Module& model, int64_t begin, int64_t count, int steps) {
+  FixedBatch b;
+  optim::SGD opt(model.parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  for (int s = 0; s < steps; ++s) {
+    opt.zero_grad();
+    nn::cross_entropy(model(b.x.narrow(0, begin, count)), b.y.narrow(0, begin, count)).backward();
+    opt.step();
+  }
+}
+
+::testing::AssertionResult same_weights(nn::Module& a, nn::Module& b, double rtol) {
+  const auto pa = a.parameters(), pb = b.parameters();
+  for (size_t i = 0; i < pa.size(); ++i) {
+    const auto va = values(pa[i]), vb = values(pb[i]);
+    for (size_t j = 0; j < va.size(); ++j)
+      if (std::abs(va[j] - vb[j]) > rtol * std::max(1.0, std::abs(vb[j])))
+        return ::testing::AssertionFailure()
+               << "parameter " << i << " element " << j << ": " << va[j] << " vs " << vb[j];
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(DataParallel, ShardsMatchOneProcessOnTheWholeBatch) {
+  Communicator comm = Communicator::world();
+  const int64_t shard = 12 / comm.size();
+  auto reference = mlp();
+  train(*reference, 0, 12, 10);  // one process, whole batch
+
+  auto model = mlp(comm.rank() == 0 ? 1 : comm.rank() + 100);  // the wrap broadcasts rank 0's
+  auto rank0_init = mlp();
+  DataParallel ddp(*model, comm);
+  EXPECT_TRUE(same_weights(*model, *rank0_init, 0));
+  train(*model, comm.rank() * shard, shard, 10);
+  EXPECT_TRUE(same_weights(*model, *reference, 1e-6));
+}
+
+TEST(DataParallel, FusedAndUnfusedGiveTheSameWeights) {
+  Communicator comm = Communicator::world();
+  const int64_t shard = 12 / comm.size();
+  auto fused = mlp(), unfused = mlp();
+  DataParallel a(*fused, comm);
+  DataParallel b(*unfused, comm, ReducerOptions().bucket_bytes(0));
+  EXPECT_EQ(a.reducer().num_buckets(), 1u);
+  EXPECT_EQ(b.reducer().num_buckets(), 4u);
+  train(*fused, comm.rank() * shard, shard, 5);
+  train(*unfused, comm.rank() * shard, shard, 5);
+  EXPECT_TRUE(same_weights(*fused, *unfused, 1e-6));
+}
+
+TEST(DataParallel, NoSyncAccumulatesThenAveragesOnce) {
+  Communicator comm = Communicator::world();
+  auto model = mlp();
+  DataParallel ddp(*model, comm);
+  FixedBatch b;
+  const int r = comm.rank();
+  auto loss_on = [&](int64_t row) {
+    return nn::cross_entropy((*model)(b.x.narrow(0, row, 1)), b.y.narrow(0, row, 1));
+  };
+  {
+    auto guard = ddp.no_sync();
+    loss_on(r).backward();  // local only
+  }
+  loss_on((r + 1) % 12).backward();  // accumulates, then averages the sum over ranks
+  const Tensor synced = model->parameters()[0].grad().clone();
+
+  // Reference: every rank's two-row gradient, averaged.
+  auto ref = mlp();
+  Tensor sum_of_grads;
+  for (int q = 0; q < comm.size(); ++q) {
+    for (Tensor p : ref->parameters()) p.zero_grad();
+    for (int64_t row : {int64_t(q), int64_t((q + 1) % 12)})
+      nn::cross_entropy((*ref)(b.x.narrow(0, row, 1)), b.y.narrow(0, row, 1)).backward();
+    Tensor g = ref->parameters()[0].grad();
+    sum_of_grads = sum_of_grads.defined() ? sum_of_grads + g : g.clone();
+  }
+  EXPECT_TRUE(exadnn::testing::all_close(synced, sum_of_grads * (1.0 / comm.size())));
+}
+
+TEST(DataParallel, DifferentModelsOnDifferentRanksAreRefused) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto model = mlp(1, comm.rank() == 1 ? 17 : 16);  // rank 1 has another hidden width
+  EXPECT_EXADNN_ERROR(DataParallel(*model, comm), "rank 1's gradient buckets differ from rank 0's");
+}
+
+// Parameters of awkward sizes whose gradient on rank r is (r + 1) * (index + 1).
+class ReducerTest : public ::testing::TestWithParam<DType> {};
+
+TEST_P(ReducerTest, AwkwardBucketsAverageExactly) {
+  const DType dt = GetParam();
+  Communicator comm = Communicator::world();
+  const int r = comm.rank(), p = comm.size();
+  std::vector<Tensor> params;
+  for (int64_t n : {3, 1000, 70000, 5, 1})
+    params.push_back(zeros({n}, TensorOptions().dtype(dt).requires_grad()));
+  // First bucket 2 KiB, others 100 KiB: the 70 000-element tensor gets a bucket of its own.
+  GradientReducer reducer(params, comm,
+                          ReducerOptions().first_bucket_bytes(2048).bucket_bytes(100 << 10));
+  EXPECT_GE(reducer.num_buckets(), 3u) << reducer.layout();
+  for (int step = 0; step < 2; ++step) {
+    for (size_t k = params.size(); k-- > 0;) {  // arrive in reverse, like backward
+      if (k == 3) continue;                     // parameter 3 gets no gradient: zeros
+      params[k].set_grad(full(params[k].shape(), (r + 1) * (k + 1), TensorOptions().dtype(dt)));
+      reducer.mark_ready(k);
+    }
+    reducer.finish();
+    for (size_t k = 0; k < params.size(); ++k) {
+      const double expected = k == 3 ? 0.0 : (k + 1) * (p + 1) / 2.0;
+      const auto v = values(params[k].grad());
+      EXPECT_EQ(*std::min_element(v.begin(), v.end()), expected) << "param " << k;
+      EXPECT_EQ(*std::max_element(v.begin(), v.end()), expected) << "param " << k;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Reducer, ReducerTest,
+                         ::testing::Values(DType::f32, DType::f64, DType::bf16, DType::f16),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(Reducer, BucketsFollowReverseOrderAndDtype) {
+  Communicator comm = Communicator::world();
+  std::vector<Tensor> params{zeros({10}, TensorOptions().requires_grad()),
+                             zeros({10}, TensorOptions().dtype(DType::f64).requires_grad()),
+                             zeros({10}, TensorOptions().requires_grad())};
+  GradientReducer reducer(params, comm);
+  ASSERT_EQ(reducer.num_buckets(), 3u) << reducer.layout();  // f32 | f64 | f32
+  EXPECT_EQ(reducer.bucket_params(0), (std::vector<size_t>{2}));
+  EXPECT_EQ(reducer.bucket_params(1), (std::vector<size_t>{1}));
+  EXPECT_EQ(reducer.bucket_params(2), (std::vector<size_t>{0}));
+}
+
+}  // namespace
+}  // namespace exadnn::dist
