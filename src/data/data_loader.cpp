@@ -107,7 +107,9 @@ DataLoader::~DataLoader() {
 }
 
 int64_t DataLoader::batches_per_epoch() const {
-  const int64_t n = dataset_->size(), b = options_.batch_size();
+  const int64_t n = options_.sampler() ? options_.sampler()->shard_size(dataset_->size())
+                                       : dataset_->size();
+  const int64_t b = options_.batch_size();
   return options_.drop_last() ? n / b : (n + b - 1) / b;
 }
 
@@ -120,7 +122,11 @@ void DataLoader::set_epoch(int64_t epoch) {
 std::vector<int64_t> DataLoader::epoch_order(int64_t epoch) const {
   std::vector<int64_t> order(static_cast<size_t>(dataset_->size()));
   std::iota(order.begin(), order.end(), int64_t{0});
-  if (!options_.shuffle()) return order;
+  if (options_.shuffle()) shuffle(order, epoch);
+  return options_.sampler() ? options_.sampler()->shard(order) : order;
+}
+
+void DataLoader::shuffle(std::vector<int64_t>& order, int64_t epoch) const {
   // Fisher-Yates from a generator that depends on (seed, epoch) only.
   const Generator gen(internal::combine_seed(
       internal::combine_seed(options_.seed(), kShuffleStream), static_cast<uint64_t>(epoch)));
@@ -129,7 +135,6 @@ std::vector<int64_t> DataLoader::epoch_order(int64_t epoch) const {
     const size_t j = internal::bounded(gen.bits_at(counter++), i);
     std::swap(order[i - 1], order[j]);
   }
-  return order;
 }
 
 Batch DataLoader::build(int64_t batch_index, int64_t epoch,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "exadnn/data/dataset.h"
+#include "exadnn/data/distributed_sampler.h"
 #include "exadnn/data/transforms.h"
 
 namespace exadnn::data {
@@ -50,6 +51,12 @@ class DataLoaderOptions {
     prefetch_ = n;
     return *this;
   }
+  /// Visit only rank `rank`'s shard of every epoch among `num_replicas` data-parallel ranks
+  /// (see DistributedSampler); the shuffle seed must be the same on every rank.
+  DataLoaderOptions& distributed(int rank, int num_replicas) {
+    sampler_ = DistributedSampler(rank, num_replicas);
+    return *this;
+  }
   /// Transform applied to each batch's inputs by the worker (default none).
   DataLoaderOptions& transform(std::shared_ptr<const Transform> t) {
     transform_ = std::move(t);
@@ -62,6 +69,7 @@ class DataLoaderOptions {
   bool drop_last() const { return drop_last_; }
   int64_t prefetch() const { return prefetch_; }
   const std::shared_ptr<const Transform>& transform() const { return transform_; }
+  const std::optional<DistributedSampler>& sampler() const { return sampler_; }
 
  private:
   int64_t batch_size_ = 1;
@@ -70,6 +78,7 @@ class DataLoaderOptions {
   bool drop_last_ = false;
   int64_t prefetch_ = 2;
   std::shared_ptr<const Transform> transform_;
+  std::optional<DistributedSampler> sampler_;
 };
 
 /// Iterates a Dataset in batches, one epoch at a time.
@@ -107,6 +116,10 @@ class DataLoader {
   void set_epoch(int64_t epoch);
   /// The order in which epoch `epoch` visits the dataset's indices.
   std::vector<int64_t> epoch_order(int64_t epoch) const;
+  /// Batch `batch_index` of epoch `epoch`, whose order is `order` (= epoch_order(epoch)): the
+  /// batch next() would return. Const and safe to call from several threads at once (the
+  /// workers of async::AsyncTrainer draw their batches this way).
+  Batch build(int64_t batch_index, int64_t epoch, const std::vector<int64_t>& order) const;
 
   /// The next batch of the current epoch (starting the next epoch if none is in progress), or
   /// std::nullopt when the epoch has ended.
@@ -138,7 +151,8 @@ class DataLoader {
   struct Worker;
   void start_epoch();
   void end_epoch();
-  Batch build(int64_t batch_index, int64_t epoch, const std::vector<int64_t>& order) const;
+  // Shuffles `order` in place, the same way on every rank for a given (seed, epoch).
+  void shuffle(std::vector<int64_t>& order, int64_t epoch) const;
 
   std::shared_ptr<const Dataset> dataset_;
   DataLoaderOptions options_;
