@@ -139,7 +139,9 @@ void ParameterServer::push() {
   for (auto& shard : shards_) {
     if (options_.is_asynchronous()) {
       copy_(shard->flat, shard->accumulated);
-      mul_(shard->flat, 1.0 / static_cast<double>(accumulated_));
+      // The mean over the accumulated steps, as one worker's share (1/W) of a synchronous step:
+      // with no staleness, W asynchronous pushes of plain SGD add up to one synchronous update.
+      mul_(shard->flat, 1.0 / static_cast<double>(accumulated_ * num_workers_));
       fill_(shard->accumulated, 0.0);
     } else {
       shard->pack_grads(params_, shard->flat);
@@ -186,14 +188,18 @@ void ParameterServer::step() {
 void ParameterServer::finish() {
   if (is_server_ || finished_) return;
   finished_ = true;
-  if (options_.is_asynchronous()) {
-    if (accumulated_ > 0) push();
-    pull();
-  }
+  if (options_.is_asynchronous() && accumulated_ > 0) push();
   Tensor done = zeros({1}, TensorOptions().dtype(DType::i64));
-  std::vector<Work> sends;
-  for (auto& shard : shards_) sends.push_back(comm_.send(done, shard->server, kDone));
-  for (Work& w : sends) w.wait();
+  std::vector<Work> works;
+  for (auto& shard : shards_) works.push_back(comm_.send(done, shard->server, kDone));
+  // Asynchronous: once every worker is done, each server sends its final parameters to all.
+  if (options_.is_asynchronous())
+    for (auto& shard : shards_) works.push_back(comm_.recv(shard->flat, shard->server, kParams));
+  for (Work& w : works) w.wait();
+  if (options_.is_asynchronous()) {
+    NoGradGuard no_grad;
+    for (auto& shard : shards_) shard->unpack(params_, shard->flat, false);
+  }
 }
 
 void ParameterServer::serve() {
@@ -231,6 +237,7 @@ void ParameterServer::serve() {
         if (status.MPI_TAG == kDone) --active;
       }
     }
+    for (int w = 0; w < num_workers_; ++w) send_params(w);  // the final values, to every worker
     return;
   }
   // Synchronous: one gradient from every worker per step, averaged, one optimizer step.

@@ -12,8 +12,9 @@
 // Synchronous mode: every step, each server averages the gradients of all workers and applies
 // one optimizer step (the same arithmetic as an averaged allreduce followed by the optimizer);
 // workers then pull the new parameters. Asynchronous (Downpour) mode: a worker pushes the mean
-// of its gradients every `push_every` steps and pulls the parameters every `pull_every` steps;
-// servers apply each push as it arrives, without waiting for the other workers. Parameters are
+// of its gradients every `push_every` steps, divided by the number of workers W (its share of a
+// synchronous step), and pulls the parameters every `pull_every` steps; servers apply each push
+// as it arrives, without waiting for the other workers. Parameters are
 // assigned whole to servers, largest first to the least-loaded server.
 #pragma once
 
@@ -84,7 +85,8 @@ class ParameterServer {
   /// Worker: hands this step's gradients (.grad() of the module's parameters) to the servers
   /// and, when due, replaces the parameters with the servers' current values.
   void step();
-  /// Worker: pushes what is left, pulls the final parameters and tells the servers it is done.
+  /// Worker: pushes what is left and tells the servers it is done; asynchronous mode then waits
+  /// for the final parameters, sent once every worker is done (so all end with the same model).
   void finish();
   /// Server: applies updates until every worker has finished; its shard of the module's
   /// parameters then holds the final values (the workers hold all of them).
