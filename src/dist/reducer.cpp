@@ -127,14 +127,9 @@ void GradientReducer::finish() {
     wait_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (comm_.size() > 1) mul_(b.flat, scale);
-    for (size_t j = 0; j < b.params.size(); ++j) {
+    for (size_t j = 0; j < b.params.size(); ++j) {  // no copy back: views into the bucket
       Tensor& p = params_[b.params[j]];
-      Tensor averaged = b.flat.narrow(0, b.offset[j], p.numel()).view(p.shape());
-      Tensor g = p.grad();
-      if (g.defined() && g.is_contiguous())
-        copy_(g, averaged);
-      else
-        p.set_grad(averaged.clone());
+      p.set_grad(b.flat.narrow(0, b.offset[j], p.numel()).view(p.shape()));
     }
     b.launched = false;
     b.pending = b.params.size();

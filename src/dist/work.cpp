@@ -38,18 +38,18 @@ void Work::wait() {
   const uint64_t previous = comm.waiting_on;
   comm.waiting_on = state_->collective;
   const auto start = std::chrono::steady_clock::now();
-  // Spin briefly (latency), then back off so a rank sharing a core with its peer lets it run.
-  for (int polls = 0; !test(); ++polls) {
+  // Non-blocking collectives advance only inside MPI calls, so poll without pause for the first
+  // 20 ms (a collective's rounds follow each other at memory speed); then back off, so a rank
+  // that waits long (for a straggler) leaves its core to others.
+  constexpr auto kSpin = std::chrono::milliseconds(20);
+  while (!test()) {
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - start);
     if (waited > comm.timeout) {
       comm.waiting_on = previous;
       throw TimeoutError("dist", detail::diagnose_timeout(*state_, waited));
     }
-    if (polls > 1000)
-      std::this_thread::sleep_for(std::chrono::microseconds(polls > 20000 ? 200 : 20));
-    else if (polls > 100)
-      std::this_thread::yield();
+    if (waited > kSpin) std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   comm.waiting_on = previous;
 }

@@ -49,7 +49,8 @@ class GradientReducer {
   /// the allreduce of every bucket, in order, whose gradients are all ready.
   void mark_ready(size_t index);
   /// Starts the buckets not started yet (a parameter without a gradient contributes zeros),
-  /// waits for all, and writes the averaged gradients back into each parameter's .grad().
+  /// waits for all, and makes each parameter's .grad() the averaged gradient: a view into its
+  /// bucket (no copy), overwritten by the next step's reduction.
   void finish();
   /// True between the first mark_ready() of a step and its finish().
   bool in_step() const { return in_step_; }
