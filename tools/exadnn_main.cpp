@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "config.h"
+#include "distribution.h"
 #include "trainer.h"
 
 int main(int argc, char** argv) {
@@ -60,6 +61,8 @@ int main(int argc, char** argv) {
       exadnn::cli::evaluate_checkpoint(checkpoint);
     }
   } catch (const std::exception& e) {
+    // In an MPI job this ends every rank with the message (none is left waiting for this one).
+    if (exadnn::cli::abort_job(e.what(), 1)) return 1;
     std::fprintf(stderr, "exadnn: error: %s\n", e.what());
     return 1;
   }

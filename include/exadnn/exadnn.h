@@ -7,6 +7,7 @@
 #include "exadnn/core/error.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/core/half.h"
+#include "exadnn/core/half_convert.h"
 #include "exadnn/core/memory_manager.h"
 #include "exadnn/core/rng.h"
 #include "exadnn/core/state_dict.h"
@@ -15,6 +16,7 @@
 
 #include "exadnn/backend/conv_algorithm.h"
 #include "exadnn/backend/dispatch.h"
+#include "exadnn/backend/precision_policy.h"
 
 #include "exadnn/autograd/engine.h"
 #include "exadnn/autograd/function.h"
@@ -43,6 +45,7 @@
 #include "exadnn/optim/adamw.h"
 #include "exadnn/optim/clip_grad.h"
 #include "exadnn/optim/cosine_annealing_lr.h"
+#include "exadnn/optim/grad_scaler.h"
 #include "exadnn/optim/linear_warmup.h"
 #include "exadnn/optim/lr_scheduler.h"
 #include "exadnn/optim/optimizer.h"
@@ -58,3 +61,12 @@
 #include "exadnn/data/subset.h"
 #include "exadnn/data/tensor_dataset.h"
 #include "exadnn/data/transforms.h"
+
+// parallel: shared-memory asynchronous SGD
+#include "exadnn/async/async_trainer.h"
+#include "exadnn/async/atomic_ops.h"
+#include "exadnn/async/param_slab.h"
+
+// parallel: mixed precision (autocast, matmul precision accuracy)
+#include "exadnn/precision/accuracy.h"
+#include "exadnn/precision/autocast.h"

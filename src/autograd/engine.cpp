@@ -6,6 +6,7 @@
 
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/autograd/node.h"
+#include "exadnn/backend/precision_policy.h"
 #include "tensor_utils.h"
 
 namespace exadnn::autograd {
@@ -112,6 +113,8 @@ void run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots
     if (dependencies[s.get()] == 0 && queued.insert(s.get()).second) ready.push(s.get());
 
   NoGradGuard no_grad;  // gradient rules are not themselves recorded
+  // Gradient rules compute in the dtypes the forward pass recorded, even inside an autocast scope.
+  AutocastGuard autocast_off(DType::f32);
   CallbackScope callbacks;
   while (!ready.empty()) {
     Node* node = ready.top();

@@ -191,17 +191,19 @@ Tensor read_idx_labels(const std::string& path) {
   return out;
 }
 
-TensorDataset load_idx_dataset(const std::string& images_path, const std::string& labels_path) {
+TensorDataset load_idx_dataset(const std::string& images_path, const std::string& labels_path,
+                               Pixels pixels) {
   const Tensor images = read_idx_images(images_path);
   const Tensor labels = read_idx_labels(labels_path);
   EXADNN_CHECK(images.size(0) == labels.size(0), kWhere, labels_path, ": label count ",
                labels.size(0), " does not match the image count ", images.size(0), " of ",
                images_path);
+  if (pixels == Pixels::u8) return TensorDataset(images, labels);
   Generator unused;
   return TensorDataset(ToFloat(1.0 / 255.0).apply(images, unused), labels);
 }
 
-TensorDataset load_mnist(const std::string& dir, Split split) {
+TensorDataset load_mnist(const std::string& dir, Split split, Pixels pixels) {
   const std::string prefix = split == Split::train ? "train" : "t10k";
   // Distributions spell the files "train-images-idx3-ubyte" or "train-images.idx3-ubyte", with
   // or without ".gz".
@@ -218,7 +220,7 @@ TensorDataset load_mnist(const std::string& dir, Split split) {
   };
   const std::string images = find("images", "idx3");
   const std::string labels = find("labels", "idx1");
-  return load_idx_dataset(images, labels);
+  return load_idx_dataset(images, labels, pixels);
 }
 
 }  // namespace exadnn::data

@@ -1,5 +1,6 @@
 #include "exadnn/nn/loss.h"
 
+#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/comparison.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/factories.h"
@@ -46,14 +47,16 @@ Tensor one_hot(const Tensor& target, int64_t classes, DType dtype) {
       .to(dtype);
 }
 
-Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction) {
+Tensor nll_loss(const Tensor& log_probs_in, const Tensor& target, Reduction reduction) {
+  const Tensor log_probs = autocast_to_f32(log_probs_in);  // autocast keeps losses in f32
   check_classification(log_probs, target, "nll_loss");
   const Tensor picked = sum(log_probs * one_hot(target, log_probs.size(1), log_probs.dtype()), {1});
   return reduce(neg(picked), reduction);
 }
 
-Tensor cross_entropy(const Tensor& logits, const Tensor& target, double label_smoothing,
+Tensor cross_entropy(const Tensor& logits_in, const Tensor& target, double label_smoothing,
                      Reduction reduction) {
+  const Tensor logits = autocast_to_f32(logits_in);  // autocast keeps losses in f32
   check_classification(logits, target, "cross_entropy");
   EXADNN_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0, "cross_entropy",
                "label_smoothing must be in [0, 1], got ", label_smoothing);
@@ -64,18 +67,21 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, double label_sm
   return reduce(nll * (1.0 - label_smoothing) + uniform * label_smoothing, reduction);
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor mse_loss(const Tensor& input_in, const Tensor& target, Reduction reduction) {
+  const Tensor input = autocast_to_f32(input_in);  // autocast keeps losses in f32
   check_same_shape(input, target, "mse_loss");
   const Tensor d = input - target;
   return reduce(d * d, reduction);
 }
 
-Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+Tensor l1_loss(const Tensor& input_in, const Tensor& target, Reduction reduction) {
+  const Tensor input = autocast_to_f32(input_in);  // autocast keeps losses in f32
   check_same_shape(input, target, "l1_loss");
   return reduce(abs(input - target), reduction);
 }
 
-Tensor huber_loss(const Tensor& input, const Tensor& target, double delta, Reduction reduction) {
+Tensor huber_loss(const Tensor& input_in, const Tensor& target, double delta, Reduction reduction) {
+  const Tensor input = autocast_to_f32(input_in);  // autocast keeps losses in f32
   check_same_shape(input, target, "huber_loss");
   EXADNN_CHECK(delta > 0.0, "huber_loss", "delta must be positive, got ", delta);
   const Tensor d = input - target;
@@ -85,7 +91,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, double delta, Reduc
   return reduce(where(lt(a, scalar_like(delta, a)), quadratic, linear), reduction);
 }
 
-Tensor bce_with_logits(const Tensor& logits, const Tensor& target, Reduction reduction) {
+Tensor bce_with_logits(const Tensor& logits_in, const Tensor& target, Reduction reduction) {
+  const Tensor logits = autocast_to_f32(logits_in);  // autocast keeps losses in f32
   check_same_shape(logits, target, "bce_with_logits");
   const Tensor y = target.to(logits.dtype());
   const Tensor loss = relu(logits) - logits * y + log(exp(neg(abs(logits))) + 1.0);

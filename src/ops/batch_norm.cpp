@@ -4,6 +4,7 @@
 
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/backend/nn_kernels.h"
+#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/inplace.h"
 #include "internal.h"
 
@@ -30,10 +31,11 @@ Tensor snapshot(const Tensor& t, DType dtype) {
 
 }  // namespace
 
-Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& running_var,
                   const Tensor& weight, const Tensor& bias, bool training, double momentum,
                   double eps) {
   const char* op = "batch_norm";
+  const Tensor x = autocast_to_f32(x_in);  // autocast keeps normalisation in f32
   ops::check_defined(x, op, "input");
   EXADNN_CHECK(x.dim() >= 2, op, "input must be [N, C, ...] with at least 2 dims, got shape ",
                x.shape());

@@ -3,6 +3,8 @@
 #include "exadnn/ops/conv.h"
 
 #include "exadnn/backend/nn_kernels.h"
+#include "exadnn/backend/precision_policy.h"
+#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/reduction.h"
 #include "internal.h"
 
@@ -61,6 +63,10 @@ Tensor dense(const Tensor& t) {
 
 }  // namespace
 
+// conv2d on operands of one dtype (after autocast).
+static Tensor conv2d_impl(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                          const Conv2dParams& params);
+
 Shape conv2d_output_shape(const Shape& x, const Shape& weight, const Conv2dParams& params) {
   const Conv2dGeometry g = geometry(x, weight, params);
   return {g.n, g.o, g.oh, g.ow};
@@ -68,6 +74,17 @@ Shape conv2d_output_shape(const Shape& x, const Shape& weight, const Conv2dParam
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& params) {
+  // Autocast: 16-bit where the backend has a 16-bit convolution, else f32.
+  const DType dt = autocast_dtype();
+  if (dt == DType::f32 || !x.defined()) return conv2d_impl(x, weight, bias, params);
+  const bool has_16bit =
+      KernelRegistry::instance().find(OpId::conv2d_forward, x.device().kind, dt) != nullptr;
+  auto cast = has_16bit ? autocast_to_16bit : autocast_to_f32;
+  return conv2d_impl(cast(x), cast(weight), cast(bias), params);
+}
+
+static Tensor conv2d_impl(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                          const Conv2dParams& params) {
   ops::check_defined(x, "conv2d", "input");
   ops::check_defined(weight, "conv2d", "weight");
   const Conv2dGeometry g = geometry(x.shape(), weight.shape(), params);

@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "exadnn/ops/autocast.h"
 #include "internal.h"
 
 namespace exadnn {
@@ -43,7 +44,8 @@ Matrix as_matrix(const Tensor& x) {
 
 // out[batch..., m, n] = a[batch..., m, k] · b[batch..., k, n]; a and b already broadcast to the
 // batch shape (stride 0 on broadcast axes). No autograd.
-void batched_gemm(const Tensor& out, const Tensor& a0, const Tensor& b0) {
+void batched_gemm(const Tensor& out, const Tensor& a0, const Tensor& b0,
+                  MatmulPrecision precision) {
   const int64_t nd = out.dim();
   const int64_t m = out.shape()[nd - 2], n = out.shape()[nd - 1], k = a0.shape()[nd - 1];
   const Matrix a = as_matrix(a0), b = as_matrix(b0);
@@ -61,6 +63,7 @@ void batched_gemm(const Tensor& out, const Tensor& a0, const Tensor& b0) {
   g.lda = a.layout.ld;
   g.ldb = b.layout.ld;
   g.ldc = std::max<int64_t>(n, 1);
+  g.precision = precision;
 
   // One tall GEMM when b is shared by every batch and a's batches stack densely into rows.
   bool b_shared = true, a_stacks = !a.layout.trans;
@@ -110,7 +113,7 @@ void check_matmul_shapes(const Shape& a, const Shape& b) {
 }
 
 // matmul of operands with at least 2 dims.
-Tensor matmul_nd(const Tensor& a, const Tensor& b) {
+Tensor matmul_nd(const Tensor& a, const Tensor& b, MatmulPrecision precision) {
   const int64_t m = a.shape()[a.dim() - 2], k = a.shape()[a.dim() - 1];
   const int64_t n = b.shape()[b.dim() - 1];
   Shape a_batch, b_batch;
@@ -129,12 +132,14 @@ Tensor matmul_nd(const Tensor& a, const Tensor& b) {
   if (k == 0) {
     lookup<FillKernel>(OpId::fill, out.device().kind, out.dtype())(out, 0.0);
   } else {
-    batched_gemm(out, ops::broadcast_view(a, a_full), ops::broadcast_view(b, b_full));
+    batched_gemm(out, ops::broadcast_view(a, a_full), ops::broadcast_view(b, b_full), precision);
   }
-  ops::record("matmul", {a, b}, out, [a, b](const std::vector<Tensor>& g) {
+  ops::record("matmul", {a, b}, out, [a, b, precision](const std::vector<Tensor>& g) {
     return std::vector<Tensor>{
-        a.requires_grad() ? ops::sum_to(matmul(g[0], b.transpose(-1, -2)), a.shape()) : Tensor(),
-        b.requires_grad() ? ops::sum_to(matmul(a.transpose(-1, -2), g[0]), b.shape()) : Tensor()};
+        a.requires_grad() ? ops::sum_to(matmul(g[0], b.transpose(-1, -2), precision), a.shape())
+                          : Tensor(),
+        b.requires_grad() ? ops::sum_to(matmul(a.transpose(-1, -2), g[0], precision), b.shape())
+                          : Tensor()};
   });
   return out;
 }
@@ -142,8 +147,13 @@ Tensor matmul_nd(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  ops::check_defined(a, "matmul", "first operand");
-  ops::check_defined(b, "matmul", "second operand");
+  return matmul(a, b, matmul_precision());
+}
+
+Tensor matmul(const Tensor& a0, const Tensor& b0, MatmulPrecision precision) {
+  ops::check_defined(a0, "matmul", "first operand");
+  ops::check_defined(b0, "matmul", "second operand");
+  const Tensor a = autocast_to_16bit(a0), b = autocast_to_16bit(b0);  // autocast: 16-bit products
   ops::check_same_device(a, b, "matmul");
   EXADNN_CHECK(a.dtype() == b.dtype(), "matmul", "dtype mismatch: ", dtype_name(a.dtype()),
                " and ", dtype_name(b.dtype()), " (convert one with to())");
@@ -151,7 +161,8 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                "got shapes ", a.shape(), " and ", b.shape());
   check_matmul_shapes(a.shape(), b.shape());
   const bool a_vector = a.dim() == 1, b_vector = b.dim() == 1;
-  Tensor out = matmul_nd(a_vector ? a.unsqueeze(0) : a, b_vector ? b.unsqueeze(1) : b);
+  Tensor out =
+      matmul_nd(a_vector ? a.unsqueeze(0) : a, b_vector ? b.unsqueeze(1) : b, precision);
   if (b_vector) out = out.squeeze(-1);
   if (a_vector) out = out.squeeze(b_vector ? -1 : -2);  // vector·vector is a 0-d dot product
   return out;

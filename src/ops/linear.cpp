@@ -1,4 +1,5 @@
 // linear: x·Wᵀ + b as one graph node, with a gradient laid out like the parameters.
+#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/linalg.h"
 #include "exadnn/ops/reduction.h"
@@ -6,9 +7,12 @@
 
 namespace exadnn {
 
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  ops::check_defined(x, "linear", "input");
-  ops::check_defined(weight, "linear", "weight");
+Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias_in) {
+  ops::check_defined(x_in, "linear", "input");
+  ops::check_defined(weight_in, "linear", "weight");
+  // Autocast: the operands are cast (recorded, so f32 parameters get f32 gradients).
+  const Tensor x = autocast_to_16bit(x_in), weight = autocast_to_16bit(weight_in);
+  const Tensor bias = autocast_to_16bit(bias_in);
   EXADNN_CHECK(weight.dim() == 2, "linear", "weight must be [out, in], got ", weight.shape());
   EXADNN_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input of shape ",
                x.shape(), " does not match weight of shape ", weight.shape(), " (in = ",

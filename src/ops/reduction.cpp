@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/comparison.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/operators.h"
@@ -104,7 +105,8 @@ Tensor arg_extreme(const Tensor& x, int64_t axis, bool keepdim, OpId op, const c
 
 Tensor sum(const Tensor& x0, const Axes& axes, bool keepdim) {
   ops::check_defined(x0, "sum");
-  const Tensor x = x0.to(sum_dtype(x0.dtype()));
+  const Tensor xa = autocast_to_f32(x0);  // autocast keeps reductions in f32
+  const Tensor x = xa.to(sum_dtype(xa.dtype()));
   Plan p = make_plan(x, axes, "sum");
   Tensor out = run_reduce(OpId::sum, p, keepdim);
   ops::record("sum", {x}, out, [shape = x.shape(), keep = p.keep_shape](const Grads& g) {
@@ -115,7 +117,8 @@ Tensor sum(const Tensor& x0, const Axes& axes, bool keepdim) {
 
 Tensor mean(const Tensor& x, const Axes& axes, bool keepdim) {
   ops::check_defined(x, "mean");
-  const Tensor xf = x.to(ops::floating_dtype(x.dtype()));
+  const Tensor xa = autocast_to_f32(x);
+  const Tensor xf = xa.to(ops::floating_dtype(xa.dtype()));
   const Plan p = make_plan(xf, axes, "mean");
   return sum(xf, axes, keepdim) / static_cast<double>(p.count);
 }

@@ -3,6 +3,7 @@
 #include "exadnn/ops/softmax.h"
 
 #include "exadnn/backend/nn_kernels.h"
+#include "exadnn/ops/autocast.h"
 #include "internal.h"
 
 namespace exadnn {
@@ -13,7 +14,8 @@ using Grads = std::vector<Tensor>;
 
 Tensor softmax_impl(const Tensor& x0, int64_t axis, bool log, const char* op) {
   ops::check_defined(x0, op);
-  const Tensor x = x0.to(ops::floating_dtype(x0.dtype()));
+  const Tensor xa = autocast_to_f32(x0);  // autocast keeps softmax in f32
+  const Tensor x = xa.to(ops::floating_dtype(xa.dtype()));
   SoftmaxGeometry g;
   g.log = log;
   if (x.dim() == 0) {

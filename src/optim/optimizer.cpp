@@ -19,7 +19,16 @@ struct Expected {
   bool scalar = false;
   const Tensor* like = nullptr;  // for buffers: the parameter
   size_t param = 0;
+  DType dtype = DType::f32;  // for buffers
 };
+
+bool sixteen_bit(DType t) {
+  return t == DType::f16 || t == DType::bf16;
+}
+// The dtype updates and state buffers of a parameter use: f32 for 16-bit parameters.
+DType state_dtype(const Tensor& p) {
+  return sixteen_bit(p.dtype()) ? DType::f32 : p.dtype();
+}
 
 }  // namespace
 
@@ -43,6 +52,22 @@ Optimizer::Optimizer(std::vector<Tensor> params, double lr, std::string name)
     EXADNN_CHECK(fresh, where(), "parameters ", it->second, " and ", i, " are the same tensor");
   }
   param_steps_.assign(params_.size(), 0);
+  set_master_weights(true);
+}
+
+void Optimizer::set_master_weights(bool enabled) {
+  NoGradGuard no_grad;
+  master_weights_ = enabled;
+  masters_.assign(params_.size(), Tensor());
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (enabled && sixteen_bit(params_[i].dtype()))
+      masters_[i] = params_[i].detach().to(DType::f32).contiguous();
+}
+
+const Tensor& Optimizer::master(size_t index) const {
+  EXADNN_CHECK(index < params_.size(), where(), "no parameter ", index, " (there are ",
+               params_.size(), ")");
+  return masters_[index];
 }
 
 void Optimizer::set_lr(double lr) {
@@ -61,7 +86,7 @@ void Optimizer::add_buffer(const std::string& buffer, double value) {
   Buffer b{buffer, {}};
   b.per_param.reserve(params_.size());
   for (const Tensor& p : params_)
-    b.per_param.push_back(full(p.shape(), value, TensorOptions(p.dtype()).device(p.device())));
+    b.per_param.push_back(full(p.shape(), value, TensorOptions(state_dtype(p)).device(p.device())));
   buffers_.push_back(std::move(b));
 }
 
@@ -82,14 +107,19 @@ void Optimizer::step() {
     if (!g.defined()) continue;
     EXADNN_CHECK(g.shape() == p.shape(), where(), "gradient of parameter ", i, " has shape ",
                  g.shape(), " but the parameter has shape ", p.shape());
-    EXADNN_CHECK(g.dtype() == p.dtype(), where(), "gradient of parameter ", i, " has dtype ",
-                 dtype_name(g.dtype()), " but the parameter has dtype ", dtype_name(p.dtype()));
+    EXADNN_CHECK(g.dtype() == p.dtype() || (sixteen_bit(p.dtype()) && g.dtype() == DType::f32),
+                 where(), "gradient of parameter ", i, " has dtype ", dtype_name(g.dtype()),
+                 " but the parameter has dtype ", dtype_name(p.dtype()));
     EXADNN_CHECK(g.device() == p.device(), where(), "gradient of parameter ", i,
                  " is on another device than the parameter");
     ++param_steps_[i];
     try {
       if (!g.is_contiguous()) g = g.contiguous();
-      if (p.is_contiguous()) {
+      if (sixteen_bit(p.dtype())) {  // update the f32 master (or a widened copy), round into p
+        const Tensor w = masters_[i].defined() ? masters_[i] : p.to(DType::f32).contiguous();
+        update(i, w, g.to(DType::f32));
+        copy_(p, w);
+      } else if (p.is_contiguous()) {
         update(i, p, g);
       } else {  // update a dense copy, then write it back through the strided view
         const Tensor dense = p.contiguous();
@@ -115,6 +145,7 @@ StateDict Optimizer::state_dict() const {
     const std::string prefix = std::to_string(i) + ".";
     out.insert(prefix + "step", scalar_tensor(static_cast<double>(param_steps_[i]), DType::i64));
     for (const Buffer& b : buffers_) out.insert(prefix + b.name, b.per_param[i].clone());
+    if (masters_[i].defined()) out.insert(prefix + "master", masters_[i].clone());
   }
   return out;
 }
@@ -127,7 +158,10 @@ void Optimizer::load_state_dict(const StateDict& state) {
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::string prefix = std::to_string(i) + ".";
     expected.push_back({prefix + "step", true, nullptr, i});
-    for (const Buffer& b : buffers_) expected.push_back({prefix + b.name, false, &params_[i], i});
+    for (const Buffer& b : buffers_)
+      expected.push_back({prefix + b.name, false, &params_[i], i, state_dtype(params_[i])});
+    if (masters_[i].defined())
+      expected.push_back({prefix + "master", false, &params_[i], i, DType::f32});
   }
   std::unordered_map<std::string, const Expected*> by_name;
   for (const Expected& e : expected) by_name.emplace(e.name, &e);
@@ -156,9 +190,9 @@ void Optimizer::load_state_dict(const StateDict& state) {
       EXADNN_CHECK(t.shape() == e.like->shape(), where(), "cannot load state: entry '", entry,
                    "' has shape ", t.shape(), " but parameter ", e.param, " has shape ",
                    e.like->shape());
-      EXADNN_CHECK(t.dtype() == e.like->dtype(), where(), "cannot load state: entry '", entry,
-                   "' has dtype ", dtype_name(t.dtype()), " but parameter ", e.param, " has dtype ",
-                   dtype_name(e.like->dtype()));
+      EXADNN_CHECK(t.dtype() == e.dtype, where(), "cannot load state: entry '", entry,
+                   "' has dtype ", dtype_name(t.dtype()), " but parameter ", e.param,
+                   " keeps its state in ", dtype_name(e.dtype));
     }
   }
   for (const Expected& e : expected)
@@ -173,6 +207,10 @@ void Optimizer::load_state_dict(const StateDict& state) {
     const std::string prefix = std::to_string(i) + ".";
     param_steps_[i] = static_cast<int64_t>(state.at(prefix + "step").item_double());
     for (Buffer& b : buffers_) copy_(b.per_param[i], state.at(prefix + b.name));
+    if (masters_[i].defined()) {
+      copy_(masters_[i], state.at(prefix + "master"));
+      copy_(params_[i], masters_[i]);
+    }
   }
 }
 

@@ -73,3 +73,14 @@ TEST(ModelBuilder, InfersInputSizesAndNamesBadLayers) {
   EXPECT_EXADNN_ERROR(cli::build_model(flat.model, {1, 8, 8}), "layer linear (line 2)",
                       "[1, 8, 8]", "flatten");
 }
+
+TEST(Config, PrecisionIsFp32Bf16OrFp16) {
+  EXPECT_EQ(parse_config(cli::default_config_yaml(), "default").precision, "fp32");
+  EXPECT_EQ(parse_config(cli::default_config_yaml(), "default", {"precision=bf16"}).precision,
+            "bf16");
+  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"precision=fp8"}),
+                      "'config.precision' is 'fp8' (allowed: bf16, fp16, fp32)");
+  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml() + "distributed: {mode: hogwild}\n",
+                                   "default", {"precision=fp16"}),
+                      "'precision: fp16' (loss scaling) runs in one process only");
+}

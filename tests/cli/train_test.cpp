@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "config.h"
+#include "exadnn/data/idx.h"
 #include "exadnn/io/checkpoint.h"
 #include "testing.h"
 #include "trainer.h"
@@ -14,7 +15,8 @@ namespace fs = std::filesystem;
 namespace {
 
 void put_be32(std::ofstream& f, uint32_t v) {
-  const unsigned char b[4] = {static_cast<unsigned char>(v >> 24), static_cast<unsigned char>(v >> 16),
+  const unsigned char b[4] = {static_cast<unsigned char>(v >> 24),
+                              static_cast<unsigned char>(v >> 16),
                               static_cast<unsigned char>(v >> 8), static_cast<unsigned char>(v)};
   f.write(reinterpret_cast<const char*>(b), 4);
 }
@@ -45,15 +47,17 @@ void write_split(const fs::path& dir, const std::string& name, int n, uint32_t s
 }
 
 cli::TrainConfig tiny_config(const fs::path& dir, int epochs) {
-  const std::string yaml = "data: {dataset: idx, train_images: " + (dir / "train-images.idx").string() +
-                           ", train_labels: " + (dir / "train-labels.idx").string() +
-                           ", test_images: " + (dir / "test-images.idx").string() +
-                           ", test_labels: " + (dir / "test-labels.idx").string() +
-                           ", batch_size: 16}\n"
-                           "model:\n  - flatten\n  - linear: {out: 16}\n  - relu\n  - dropout: {p: 0.1}\n"
-                           "  - linear: {out: 3}\n"
-                           "optimizer: {name: sgd, lr: 0.1, momentum: 0.9}\n"
-                           "epochs: " + std::to_string(epochs) + "\nseed: 7\n";
+  const std::string yaml =
+      "data: {dataset: idx, train_images: " + (dir / "train-images.idx").string() +
+      ", train_labels: " + (dir / "train-labels.idx").string() +
+      ", test_images: " + (dir / "test-images.idx").string() +
+      ", test_labels: " + (dir / "test-labels.idx").string() +
+      ", batch_size: 16}\n"
+      "model:\n  - flatten\n  - linear: {out: 16}\n  - relu\n  - dropout: {p: 0.1}\n"
+      "  - linear: {out: 3}\n"
+      "optimizer: {name: sgd, lr: 0.1, momentum: 0.9}\n"
+      "epochs: " +
+      std::to_string(epochs) + "\nseed: 7\n";
   return cli::parse_config(yaml, "tiny.yaml");
 }
 
@@ -75,14 +79,31 @@ TEST(Train, LearnsAndWritesMetricsAndPlot) {
   const double acc = cli::train(tiny_config(dir, 4), opts);
   EXPECT_GT(acc, 0.9);
   std::ifstream metrics(opts.metrics_out);
-  const std::string text((std::istreambuf_iterator<char>(metrics)), std::istreambuf_iterator<char>());
-  for (const char* key : {"\"test_accuracy\"", "\"samples_per_second\"", "\"epochs\"", "\"train_loss\"",
-                          "\"threads\"", "\"ranks\"", "\"peak_rss_mb\""})
+  const std::string text((std::istreambuf_iterator<char>(metrics)),
+                         std::istreambuf_iterator<char>());
+  for (const char* key : {"\"test_accuracy\"", "\"samples_per_second\"", "\"epochs\"",
+                          "\"train_loss\"", "\"threads\"", "\"ranks\"", "\"peak_rss_mb\""})
     EXPECT_NE(text.find(key), std::string::npos) << key;
   std::ifstream png(opts.plot, std::ios::binary);
   char magic[8] = {};
   png.read(magic, 8);
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
+
+TEST(Train, IdxImagesStayU8AndBecomeTheF32PixelsPerBatch) {
+  const fs::path dir = scratch();
+  const cli::TrainConfig config = tiny_config(dir, 1);
+  const cli::TrainingData data = cli::load_training_data(config.data);
+  ASSERT_EQ(data.train->input_dtype(), DType::u8);
+  ASSERT_EQ(data.test->input_dtype(), DType::u8);
+  ASSERT_NE(data.transform, nullptr);
+  const auto& u8 = dynamic_cast<const data::TensorDataset&>(*data.test);
+  Generator unused;
+  const Tensor converted = data.transform->apply(u8.inputs(), unused);
+  const data::TensorDataset f32 =
+      data::load_idx_dataset(config.data.test_images, config.data.test_labels, data::Pixels::f32);
+  ASSERT_EQ(converted.dtype(), DType::f32);
+  EXPECT_EQ(exadnn::testing::values(converted), exadnn::testing::values(f32.inputs()));
 }
 
 TEST(Train, ResumeContinuesBitIdentically) {
@@ -113,4 +134,30 @@ TEST(Train, CheckpointOfAnotherModelIsRefused) {
   wider.model[1].out = 32;
   opts.resume = true;
   EXPECT_EXADNN_ERROR(cli::train(wider, opts), "load_state_dict", "1.weight", "[32, 16]");
+}
+
+TEST(Train, Bf16AndFp16LearnAndFp16ResumesItsLossScale) {
+  const fs::path dir = scratch();
+  const double fp32 = cli::train(tiny_config(dir, 4), {});
+  for (const char* precision : {"bf16", "fp16"}) {
+    cli::TrainConfig c = tiny_config(dir, 4);
+    c.precision = precision;
+    EXPECT_GE(cli::train(c, {}), fp32 - 0.05) << precision << " (60 test examples: 3 of them)";
+  }
+  // fp16 checkpoints carry the GradScaler state; 2 epochs straight = 1 + resume + 1.
+  cli::TrainOptions straight, split;
+  straight.checkpoint_dir = (dir / "fp16_straight").string();
+  split.checkpoint_dir = (dir / "fp16_split").string();
+  cli::TrainConfig two = tiny_config(dir, 2), one = tiny_config(dir, 1);
+  two.precision = one.precision = "fp16";
+  cli::train(two, straight);
+  cli::train(one, split);
+  split.resume = true;
+  cli::train(two, split);
+  const io::Checkpoint a = io::load_checkpoint((dir / "fp16_straight" / "last.ckpt").string());
+  const io::Checkpoint b = io::load_checkpoint((dir / "fp16_split" / "last.ckpt").string());
+  ASSERT_TRUE(a.tensors.contains("scaler.scale"));
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  for (const auto& [name, t] : a.tensors)
+    EXPECT_EQ(exadnn::testing::values(t), exadnn::testing::values(b.tensors.at(name))) << name;
 }

@@ -1,8 +1,10 @@
 // IDX reader: round trips of plain and gzip files the test writes, every error with its message,
 // and the real Fashion-MNIST files when Debian's dataset-fashion-mnist is installed.
+#include <cstring>
 #include <filesystem>
 
 #include "data_test_util.h"
+#include "exadnn/data/data_loader.h"
 #include "exadnn/data/idx.h"
 #include "testing.h"
 
@@ -65,6 +67,40 @@ TEST_P(IdxRoundTrip, MnistSplitAsFloatDataset) {
   EXPECT_EQ(values(ds.targets()), (std::vector<double>{7, 0, 9}));
   EXPECT_EXADNN_ERROR(load_mnist(dir.path().string(), Split::train), "no train-images-idx3-ubyte",
                       dir.path().string());
+}
+
+// Every batch of a shuffled loader over u8 pixels with ToFloat() equals, bit for bit, the batch
+// of the same loader over the f32 dataset.
+void expect_same_batches(const std::string& dir, Split split, int64_t batch_size) {
+  const TensorDataset f32 = load_mnist(dir, split);
+  const TensorDataset u8 = load_mnist(dir, split, Pixels::u8);
+  EXPECT_EQ(u8.input_dtype(), DType::u8);
+  EXPECT_EQ(u8.input_shape(), f32.input_shape());
+  EXPECT_EQ(u8.inputs().nbytes() * 4, f32.inputs().nbytes());
+  const auto options = DataLoaderOptions().batch_size(batch_size).shuffle(true).seed(3);
+  DataLoader a(f32, options);
+  DataLoader b(u8, DataLoaderOptions(options).transform(std::make_shared<ToFloat>()));
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    int64_t batches = 0;
+    while (auto x = a.next()) {
+      const auto y = b.next();
+      ASSERT_TRUE(y.has_value());
+      ASSERT_EQ(y->inputs.dtype(), DType::f32);
+      ASSERT_EQ(y->inputs.shape(), x->inputs.shape());
+      ASSERT_EQ(std::memcmp(y->inputs.data_ptr(), x->inputs.data_ptr(), x->inputs.nbytes()), 0)
+          << "epoch " << epoch << " batch " << batches;
+      ASSERT_EQ(values(y->targets), values(x->targets));
+      ++batches;
+    }
+    EXPECT_FALSE(b.next().has_value());
+    EXPECT_EQ(batches, a.batches_per_epoch());
+  }
+}
+
+TEST_P(IdxRoundTrip, U8PixelsWithToFloatGiveTheF32Batches) {
+  TempDir dir;
+  write_split(dir, "train", GetParam());
+  expect_same_batches(dir.path().string(), Split::train, 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(, IdxRoundTrip, ::testing::Values(false, true),
@@ -234,6 +270,7 @@ TEST(FashionMnist, RealFiles) {
     EXPECT_EQ(lo, 0.0f);
     EXPECT_EQ(hi, 1.0f);
   }
+  expect_same_batches(kFashionDir, Split::test, 128);
 }
 
 }  // namespace

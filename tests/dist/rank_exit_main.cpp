@@ -1,11 +1,20 @@
-// A data-parallel job in which one rank leaves early (it finalises MPI and exits 0 after two
-// steps, as a rank with a wrong loop count would). The others must not hang: their next
-// allreduce times out (EXADNN_DIST_TIMEOUT), names the missing rank, and aborts the job.
-// The CTest entry passes when that message appears.
+// A job in which one rank (the last) leaves mid-run. The others must not hang.
+//   exadnn_dist_rank_exit            data-parallel: the leaver finalises MPI and exits 0 after two
+//                                    steps, as a rank with a wrong loop count would; the others'
+//                                    next allreduce times out (EXADNN_DIST_TIMEOUT), names the
+//                                    missing rank, and aborts the job.
+//   exadnn_dist_rank_exit rma_kill   asynchronous RMA SGD (staleness bound 2): the leaver is killed
+//                                    (SIGKILL) after two steps. mpirun notices the dead process and
+//                                    ends the job with its message; were it not to, the others'
+//                                    staleness wait would time out naming the dead rank.
+// The CTest entries pass when those messages appear.
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/dist/environment.h"
+#include "exadnn/dist/rma_parameter_store.h"
 #include "exadnn/exadnn.h"
 
 using namespace exadnn;
@@ -13,17 +22,30 @@ using namespace exadnn;
 int main(int argc, char** argv) {
   dist::Environment env(&argc, &argv);
   dist::Communicator comm = dist::Communicator::world();
+  const bool rma = argc > 1 && std::strcmp(argv[1], "rma_kill") == 0;
   manual_seed(1);
   nn::Linear model(8, 4);
-  dist::DataParallel ddp(model, comm);
   optim::SGD opt(model.parameters(), optim::SGDOptions(0.1));
   const int leaver = comm.size() - 1;
   try {
+    std::unique_ptr<dist::DataParallel> ddp;
+    std::unique_ptr<dist::RmaParameterStore> store;
+    if (rma)
+      store = std::make_unique<dist::RmaParameterStore>(model, comm, dist::RmaOptions().staleness(2));
+    else
+      ddp = std::make_unique<dist::DataParallel>(model, comm);
     for (int step = 0; step < 10; ++step) {
-      if (comm.rank() == leaver && step == 2) return 0;  // leaves; Environment finalises MPI
+      if (comm.rank() == leaver && step == 2) {
+        if (rma) std::raise(SIGKILL);
+        return 0;  // leaves; Environment finalises MPI
+      }
+      if (store) store->read();
       opt.zero_grad();
       sum(model(ones({2, 8}))).backward();
-      opt.step();
+      if (store)
+        store->apply_gradients(opt.lr());
+      else
+        opt.step();
     }
   } catch (const Error& e) {
     comm.abort(e.what(), 3);

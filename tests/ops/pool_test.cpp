@@ -37,6 +37,8 @@ const std::vector<PoolProblem>& problems() {
       {{2, 3, 7, 7}, Pool::max, 3, 2, 1},                 // padded, overlapping
       {{1, 2, 7, 9}, Pool::max, {2, 3}, {1, 2}, {1, 1}},  // rectangular
       {{2, 2, 5, 5}, Pool::max, 2, 2, 0},                 // floor: last row/column unused
+      {{2, 3, 6, 70}, Pool::max, 2, 2, 0},                // 2x2 rows of 16 + 16 + 3 outputs
+      {{1, 2, 5, 37}, Pool::max, 2, 2, 0},                // 2x2, 16 + 2 outputs, odd sizes
       {{2, 3, 8, 8}, Pool::avg_include, 2, 2, 0},
       {{2, 3, 7, 7}, Pool::avg_include, 3, 2, 1},
       {{2, 3, 7, 7}, Pool::avg_exclude, 3, 2, 1},
@@ -122,6 +124,43 @@ TEST_P(PoolAlgo, EmptyBatch) {
     sum(out).backward();
     EXPECT_EQ(x.grad().shape(), p.x);
   }
+}
+
+// 2x2 max pooling (vectorised on both paths): ties go to the first maximum in the window, in
+// the forward's workspace and so in the gradient.
+TEST_P(PoolAlgo, MaxPool2x2TiesGoToTheFirstMaximum) {
+  for (const PoolProblem& p : {PoolProblem{{2, 3, 8, 40}, Pool::max, 2, 2, 0},
+                               PoolProblem{{1, 1, 3, 5}, Pool::max, 2, 2, 0}}) {
+    SCOPED_TRACE(describe(p));
+    layerref::Values xv(static_cast<size_t>(p.x.numel()));
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<double>((i * 7 + i / 5) % 3) - 1.0;
+    Tensor x = make(xv, p.x, DType::f32).requires_grad_();
+    const Tensor out = run(p, x);
+    EXPECT_TRUE(matches(out, DType::f32, layerref::pool_forward(p, xv)));
+    const layerref::Values g = layerref::quantized(out.numel(), 6);
+    out.backward(make(g, out.shape(), DType::f32));
+    EXPECT_TRUE(matches(x.grad(), DType::f32, Ref{p.x, layerref::pool_backward(p, xv, g)}));
+  }
+}
+
+// A NaN in a 2x2 window wins (the first one, like PyTorch) and takes the gradient.
+TEST_P(PoolAlgo, MaxPool2x2NaNWins) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(2 * 36, 1.0f);          // [1, 1, 2, 36] -> [1, 1, 1, 18]
+  v[2 * 3 + 1] = nan;                          // window 3: top right
+  v[36 + 2 * 3] = nan;                         // and bottom left (a later NaN)
+  v[2 * 17] = 5.0f, v[36 + 2 * 17 + 1] = nan;  // window 17, in the second chunk: NaN over 5
+  Tensor x = from_vector<float>(v).reshape({1, 1, 2, 36}).requires_grad_();
+  const Tensor out = max_pool2d(x, 2);
+  const std::vector<float> o = to_vector<float>(out.reshape({18}));
+  for (int i = 0; i < 18; ++i) EXPECT_EQ(std::isnan(o[i]), i == 3 || i == 17) << i;
+  out.backward(ones_like(out));
+  const std::vector<float> gx = to_vector<float>(x.grad().reshape({72}));
+  EXPECT_EQ(gx[2 * 3 + 1], 1.0f);
+  EXPECT_EQ(gx[36 + 2 * 3], 0.0f);
+  EXPECT_EQ(gx[36 + 2 * 17 + 1], 1.0f);
+  EXPECT_EQ(gx[2 * 17], 0.0f);
+  EXPECT_EQ(gx[0], 1.0f);  // all-equal window: the first input
 }
 
 INSTANTIATE_TEST_SUITE_P(Pool, PoolAlgo,

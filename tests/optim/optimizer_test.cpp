@@ -283,12 +283,14 @@ TEST(Optimizer, StridedParameter) {
   }
 }
 
-// bf16/f16 parameters have no fused kernel yet: the error names the op and dtype.
-TEST(Optimizer, HalfPrecisionHasNoKernelYet) {
+// bf16/f16 parameters step through f32 master weights (master_weights_test.cpp has the rest).
+TEST(Optimizer, HalfPrecisionStepsThroughF32MasterWeights) {
   Tensor p = make_param({3}, 0, DType::f16);
   optim::SGD opt({p}, optim::SGDOptions(0.1));
   p.set_grad(ones({3}, DType::f16));
-  EXPECT_EXADNN_ERROR(opt.step(), "no kernel for op 'sgd_step'", "'f16'");
+  opt.step();
+  EXPECT_EQ(opt.master(0).dtype(), DType::f32);
+  EXPECT_TRUE(identical(p, opt.master(0).to(DType::f16)));
 }
 
 }  // namespace

@@ -272,7 +272,8 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   for (const auto& o : overrides) apply_override(root, o, problems);
 
   TrainConfig c;
-  if (!check_keys(root, {"data", "model", "loss", "optimizer", "epochs", "threads", "seed"},
+  if (!check_keys(root, {"data", "model", "loss", "optimizer", "epochs", "threads", "seed",
+                         "distributed", "precision"},
                   "the top level", problems)) {
     problems.throw_if_any();
   }
@@ -289,6 +290,17 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   read(root, "threads", c.threads, "config", problems, "an integer");
   if (c.threads < 0) problems.add(root["threads"], "'threads' must not be negative");
   read(root, "seed", c.seed, "config", problems, "a non-negative integer");
+  read_choice(root, "precision", c.precision, {"fp32", "bf16", "fp16"}, "config", problems);
+  if (const YAML::Node d = root["distributed"]) {  // hogwild_config.cpp and mpi_config.cpp
+    const auto report = [&problems](const YAML::Node& at, const std::string& m) { problems.add(at, m); };
+    if (!parse_hogwild(d, c.hogwild, report) && !parse_mpi(d, c.mpi, report))
+      problems.add(d["mode"] ? d["mode"] : d,
+                   "'distributed.mode' must be one of allreduce, param_server, async_rma (MPI; run "
+                   "under mpirun), hogwild, threads_locked, threads_sync (threads of one process)");
+  }
+  if (c.precision == "fp16" && (c.hogwild.enabled || c.mpi.enabled))
+    problems.add(root["precision"], "'precision: fp16' (loss scaling) runs in one process only; "
+                                    "use bf16 with 'distributed'");
   problems.throw_if_any();
   std::ostringstream emitted;
   emitted << root;

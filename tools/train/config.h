@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "hogwild_config.h"
+#include "mpi_config.h"
+
 namespace exadnn::cli {
 
 /// One layer of the model list: its kind ("linear", "relu", ...) and integer/float settings.
@@ -50,6 +53,11 @@ struct TrainConfig {
   int64_t epochs = 3;
   int threads = 0;  ///< 0: keep OMP_NUM_THREADS / all cores
   uint64_t seed = 0;
+  /// fp32, or bf16 / fp16: the forward pass under an autocast scope of that dtype (fp16 adds a
+  /// GradScaler); parameters and optimizer stay f32.
+  std::string precision = "fp32";
+  HogwildSpec hogwild;  ///< distributed: {mode: hogwild | threads_locked | threads_sync, ...}
+  MpiSpec mpi;          ///< distributed: {mode: allreduce | param_server, ...}
   std::string source;  ///< the YAML text the config came from (stored in checkpoints)
 };
 

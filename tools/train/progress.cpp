@@ -39,6 +39,7 @@ void Progress::update(int64_t batch_index, int64_t examples, double loss) {
 
 void Progress::end_epoch(double train_loss, double test_accuracy, double samples_per_second,
                          double seconds) {
+  if (silent_) return;
   if (interactive_) std::printf("\r%*s\r", 110, "");
   std::printf("epoch %lld/%lld  train loss %.4f  test accuracy %.2f%%  %.0f samples/s  %.1f s\n",
               static_cast<long long>(epoch_), static_cast<long long>(epochs_), train_loss,

@@ -10,8 +10,10 @@ namespace exadnn::cli {
 
 class Progress {
  public:
-  /// `interactive`: draw a live bar (else only end_epoch prints).
-  explicit Progress(bool interactive) : interactive_(interactive) {}
+  /// `interactive`: draw a live bar (else only end_epoch prints); `silent`: print nothing (the
+  /// ranks of a distributed job other than the root).
+  explicit Progress(bool interactive, bool silent = false)
+      : interactive_(interactive && !silent), silent_(silent) {}
   void start_epoch(int64_t epoch, int64_t epochs, int64_t batches);
   /// After each batch: examples in it and its loss.
   void update(int64_t batch_index, int64_t examples, double loss);
@@ -20,6 +22,7 @@ class Progress {
 
  private:
   bool interactive_;
+  bool silent_;
   int64_t epoch_ = 0, epochs_ = 0, batches_ = 0, examples_ = 0;
   double loss_sum_ = 0.0;
   int64_t loss_count_ = 0;

@@ -10,11 +10,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "exadnn/exadnn.h"
+#include "distribution.h"
 #include "exadnn/data/csv.h"
 #include "exadnn/data/data_loader.h"
 #include "exadnn/data/hdf5.h"
 #include "exadnn/data/idx.h"
+#include "exadnn/exadnn.h"
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/optim/adagrad.h"
 #include "exadnn/optim/adam.h"
@@ -31,60 +32,46 @@ namespace {
 
 using DatasetPtr = std::shared_ptr<const data::Dataset>;
 
-struct Splits {
-  DatasetPtr train, test;
-};
-
-Splits load_data(const DataSpec& d) {
-  auto wrap = [](data::TensorDataset ds) -> DatasetPtr {
-    return std::make_shared<data::TensorDataset>(std::move(ds));
-  };
-  if (d.dataset == "fashion-mnist" || d.dataset == "mnist")
-    return {wrap(data::load_mnist(d.path, data::Split::train)),
-            wrap(data::load_mnist(d.path, data::Split::test))};
-  if (d.dataset == "idx")
-    return {wrap(data::load_idx_dataset(d.train_images, d.train_labels)),
-            wrap(data::load_idx_dataset(d.test_images, d.test_labels))};
-  if (d.dataset == "csv") {
-    const auto opts = data::CsvOptions().header(d.header).label_column(d.label_column);
-    return {wrap(data::load_csv_dataset(d.train_file, opts)),
-            wrap(data::load_csv_dataset(d.test_file, opts))};
-  }
-  return {wrap(data::load_hdf5_dataset(d.file, d.train_x, d.train_y)),
-          wrap(data::load_hdf5_dataset(d.file, d.test_x, d.test_y))};
-}
-
-std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerSpec& o, std::vector<Tensor> params) {
+std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerSpec& o,
+                                                 std::vector<Tensor> params) {
   if (o.name == "sgd")
-    return std::make_unique<optim::SGD>(
-        params, optim::SGDOptions(o.lr).momentum(o.momentum).nesterov(o.nesterov).weight_decay(o.weight_decay));
+    return std::make_unique<optim::SGD>(params, optim::SGDOptions(o.lr)
+                                                    .momentum(o.momentum)
+                                                    .nesterov(o.nesterov)
+                                                    .weight_decay(o.weight_decay));
   if (o.name == "adam")
     return std::make_unique<optim::Adam>(
-        params, optim::AdamOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
+        params,
+        optim::AdamOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
   if (o.name == "adamw")
     return std::make_unique<optim::AdamW>(
-        params, optim::AdamWOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
+        params,
+        optim::AdamWOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
   if (o.name == "adagrad")
     return std::make_unique<optim::Adagrad>(
         params, optim::AdagradOptions(o.lr).eps(o.eps).weight_decay(o.weight_decay));
   return std::make_unique<optim::RMSprop>(
-      params, optim::RMSpropOptions(o.lr).momentum(o.momentum).eps(o.eps).weight_decay(o.weight_decay));
+      params,
+      optim::RMSpropOptions(o.lr).momentum(o.momentum).eps(o.eps).weight_decay(o.weight_decay));
 }
 
 Tensor compute_loss(const std::string& loss, const Tensor& output, const Tensor& target) {
   if (loss == "cross_entropy") return nn::cross_entropy(output, target);
-  const Tensor y = is_floating(target.dtype()) ? target.reshape(output.shape())
-                                               : nn::one_hot(target, output.size(-1), output.dtype());
+  const Tensor y = is_floating(target.dtype())
+                       ? target.reshape(output.shape())
+                       : nn::one_hot(target, output.size(-1), output.dtype());
   if (loss == "mse") return nn::mse_loss(output, y);
   if (loss == "l1") return nn::l1_loss(output, y);
   return nn::huber_loss(output, y);
 }
 
 // Fraction of test examples whose argmax matches the label.
-double accuracy(nn::Module& model, const DatasetPtr& test, int64_t batch_size) {
+double accuracy(nn::Module& model, const TrainingData& data, int64_t batch_size) {
   NoGradGuard no_grad;
   model.eval();
-  data::DataLoader loader(test, data::DataLoaderOptions().batch_size(batch_size).shuffle(false));
+  data::DataLoader loader(
+      data.test,
+      data::DataLoaderOptions().batch_size(batch_size).shuffle(false).transform(data.transform));
   int64_t correct = 0, total = 0;
   for (const data::Batch& batch : loader) {
     const Tensor predicted = argmax(model.forward(batch.inputs), 1);
@@ -101,13 +88,21 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+// The autocast dtype of config.precision (f32: none).
+DType autocast_for(const std::string& precision) {
+  return precision == "bf16" ? DType::bf16 : precision == "fp16" ? DType::f16 : DType::f32;
+}
+
 // The whole training state, for checkpoints.
-StateDict training_state(const nn::Module& model, const optim::Optimizer& opt) {
+StateDict training_state(const nn::Module& model, const optim::Optimizer& opt,
+                         const optim::GradScaler& scaler) {
   StateDict s;
   s.merge(model.state_dict(), "model.");
   s.merge(opt.state_dict(), "optimizer.");
+  if (scaler.options().enabled()) s.merge(scaler.state_dict(), "scaler.");
   const Generator& g = default_generator();
-  s.insert("rng", from_vector<int64_t>({static_cast<int64_t>(g.seed()), static_cast<int64_t>(g.offset())}));
+  s.insert("rng", from_vector<int64_t>(
+                      {static_cast<int64_t>(g.seed()), static_cast<int64_t>(g.offset())}));
   return s;
 }
 
@@ -116,15 +111,16 @@ struct EpochRecord {
   double train_loss, test_accuracy, samples_per_second, seconds;
 };
 
-void write_metrics(const std::string& path, const TrainConfig& config, const std::vector<EpochRecord>& epochs,
-                   double final_accuracy) {
+void write_metrics(const std::string& path, const TrainConfig& config,
+                   const std::vector<EpochRecord>& epochs, double final_accuracy, int ranks) {
   nlohmann::json j;
   j["test_accuracy"] = final_accuracy;
   std::vector<double> rates;
   for (const auto& e : epochs) rates.push_back(e.samples_per_second);
   std::sort(rates.begin(), rates.end());
   const size_t n = rates.size();
-  j["samples_per_second"] = n == 0 ? 0.0 : (n % 2 ? rates[n / 2] : 0.5 * (rates[n / 2 - 1] + rates[n / 2]));
+  j["samples_per_second"] =
+      n == 0 ? 0.0 : (n % 2 ? rates[n / 2] : 0.5 * (rates[n / 2 - 1] + rates[n / 2]));
   j["epochs"] = nlohmann::json::array();
   for (const auto& e : epochs)
     j["epochs"].push_back({{"epoch", e.epoch},
@@ -133,7 +129,7 @@ void write_metrics(const std::string& path, const TrainConfig& config, const std
                            {"samples_per_second", e.samples_per_second},
                            {"seconds", e.seconds}});
   j["threads"] = get_num_threads();
-  j["ranks"] = 1;
+  j["ranks"] = ranks;
   j["peak_rss_mb"] = peak_rss_mb();
   j["batch_size"] = config.data.batch_size;
   std::ofstream out(path);
@@ -143,21 +139,52 @@ void write_metrics(const std::string& path, const TrainConfig& config, const std
 
 }  // namespace
 
+TrainingData load_training_data(const DataSpec& d) {
+  auto wrap = [](data::TensorDataset ds) -> DatasetPtr {
+    return std::make_shared<data::TensorDataset>(std::move(ds));
+  };
+  // IDX images stay u8 (a quarter of f32's memory) and become pixel / 255 per batch.
+  const auto to_float = std::make_shared<data::ToFloat>(1.0 / 255.0);
+  if (d.dataset == "fashion-mnist" || d.dataset == "mnist")
+    return {wrap(data::load_mnist(d.path, data::Split::train, data::Pixels::u8)),
+            wrap(data::load_mnist(d.path, data::Split::test, data::Pixels::u8)), to_float};
+  if (d.dataset == "idx")
+    return {wrap(data::load_idx_dataset(d.train_images, d.train_labels, data::Pixels::u8)),
+            wrap(data::load_idx_dataset(d.test_images, d.test_labels, data::Pixels::u8)), to_float};
+  if (d.dataset == "csv") {
+    const auto opts = data::CsvOptions().header(d.header).label_column(d.label_column);
+    return {wrap(data::load_csv_dataset(d.train_file, opts)),
+            wrap(data::load_csv_dataset(d.test_file, opts)), nullptr};
+  }
+  return {wrap(data::load_hdf5_dataset(d.file, d.train_x, d.train_y)),
+          wrap(data::load_hdf5_dataset(d.file, d.test_x, d.test_y)), nullptr};
+}
+
 double train(const TrainConfig& config, const TrainOptions& options) {
   if (config.threads > 0) set_num_threads(config.threads);
   manual_seed(config.seed);
-  const Splits data = load_data(config.data);
+  // distributed: {mode: allreduce | param_server}: this process is one rank of an MPI job.
+  const std::unique_ptr<Distribution> distribution = make_distribution(config.mpi);
+  const bool root = distribution->is_root();  // prints, evaluates, writes files
+  const TrainingData data = load_training_data(config.data);
   auto model = build_model(config.model, data.train->input_shape());
   auto opt = make_optimizer(config.optimizer, model->parameters());
-  std::printf("model: %lld parameters\n%s\n", static_cast<long long>(model->parameter_count()),
-              model->repr().c_str());
-  std::printf("data: %lld training / %lld test examples of shape %s; batch %lld; %d threads\n",
-              static_cast<long long>(data.train->size()), static_cast<long long>(data.test->size()),
-              data.train->input_shape().str().c_str(), static_cast<long long>(config.data.batch_size),
-              get_num_threads());
+  // precision: bf16 | fp16 — the forward pass under autocast; fp16 scales the loss.
+  const DType autocast_dtype = autocast_for(config.precision);
+  optim::GradScaler scaler(optim::GradScalerOptions().enabled(config.precision == "fp16"));
+  if (root)
+    std::printf("model: %lld parameters\n%s\n", static_cast<long long>(model->parameter_count()),
+                model->repr().c_str());
+  if (root)
+    std::printf("data: %lld training / %lld test examples of shape %s; batch %lld; %d threads\n",
+                static_cast<long long>(data.train->size()),
+                static_cast<long long>(data.test->size()), data.train->input_shape().str().c_str(),
+                static_cast<long long>(config.data.batch_size), get_num_threads());
 
   namespace fs = std::filesystem;
-  const std::string last = options.checkpoint_dir.empty() ? "" : (fs::path(options.checkpoint_dir) / "last.ckpt").string();
+  const std::string last = options.checkpoint_dir.empty()
+                               ? ""
+                               : (fs::path(options.checkpoint_dir) / "last.ckpt").string();
   if (!options.checkpoint_dir.empty()) fs::create_directories(options.checkpoint_dir);
   int64_t first_epoch = 1;
   std::vector<EpochRecord> history;
@@ -166,6 +193,8 @@ double train(const TrainConfig& config, const TrainOptions& options) {
     const io::Checkpoint ckpt = io::load_checkpoint(last);
     model->load_state_dict(ckpt.tensors.with_prefix_removed("model."));
     opt->load_state_dict(ckpt.tensors.with_prefix_removed("optimizer."));
+    if (scaler.options().enabled())
+      scaler.load_state_dict(ckpt.tensors.with_prefix_removed("scaler."));
     const std::vector<int64_t> rng = to_vector<int64_t>(ckpt.tensors.at("rng"));
     default_generator().set_state(static_cast<uint64_t>(rng[0]), static_cast<uint64_t>(rng[1]));
     first_epoch = std::stoll(ckpt.metadata.at("epoch")) + 1;
@@ -173,14 +202,36 @@ double train(const TrainConfig& config, const TrainOptions& options) {
       for (const auto& e : nlohmann::json::parse(ckpt.metadata.at("history")))
         history.push_back({e[0], e[1], e[2], e[3], e[4]});
     }
-    std::printf("resumed from %s after epoch %lld\n", last.c_str(), static_cast<long long>(first_epoch - 1));
+    if (root)
+      std::printf("resumed from %s after epoch %lld\n", last.c_str(),
+                  static_cast<long long>(first_epoch - 1));
   }
 
-  data::DataLoader loader(data.train, data::DataLoaderOptions()
-                                          .batch_size(config.data.batch_size)
-                                          .shuffle(config.data.shuffle)
-                                          .seed(config.seed));
-  Progress progress(isatty(STDOUT_FILENO) != 0);
+  data::DataLoader loader(data.train, distribution->shard(data::DataLoaderOptions()
+                                                              .batch_size(config.data.batch_size)
+                                                              .shuffle(config.data.shuffle)
+                                                              .seed(config.seed)
+                                                              .transform(data.transform)));
+  // distributed: {mode: hogwild | threads_locked | threads_sync}: epochs run on worker threads.
+  std::unique_ptr<async::AsyncTrainer> hogwild;
+  if (config.hogwild.enabled)
+    hogwild = make_hogwild_trainer(
+        config.hogwild, model, [&] { return build_model(config.model, data.train->input_shape()); },
+        [&](std::vector<Tensor> p) { return make_optimizer(config.optimizer, std::move(p)); },
+        [&](nn::Module& m, const data::Batch& b) {
+          const precision::Autocast autocast(autocast_dtype);  // bf16 (the config refuses fp16)
+          return compute_loss(config.loss, m.forward(b.inputs), b.targets);
+        });
+  distribution->attach(*model, [&](std::vector<Tensor> p) {
+    return make_optimizer(config.optimizer, std::move(p));
+  });
+  if (root && distribution->ranks() > 1)
+    std::printf("distributed: %s\n", distribution->describe().c_str());
+  if (!distribution->trains()) {  // a parameter server: applies the workers' updates, then done
+    distribution->serve();
+    return 0.0;
+  }
+  Progress progress(isatty(STDOUT_FILENO) != 0, !root);
   double final_accuracy = history.empty() ? 0.0 : history.back().test_accuracy;
   for (int64_t epoch = first_epoch; epoch <= config.epochs; ++epoch) {
     loader.set_epoch(epoch - 1);
@@ -188,32 +239,65 @@ double train(const TrainConfig& config, const TrainOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     double loss_sum = 0.0;
     int64_t batches = 0, examples = 0;
-    for (const data::Batch& batch : loader) {
-      Tensor loss = compute_loss(config.loss, model->forward(batch.inputs), batch.targets);
-      opt->zero_grad();
-      loss.backward();
-      opt->step();
-      const double value = loss.item<double>();
-      loss_sum += value;
-      examples += batch.size();
-      progress.update(batches++, batch.size(), value);
+    if (hogwild) {
+      const async::EpochStats stats = hogwild->train_epoch(loader, epoch - 1);
+      loss_sum = stats.loss * static_cast<double>(stats.batches);
+      batches = stats.batches;
+      examples = stats.samples;
+    } else
+      for (int64_t index = 0; const data::Batch& batch : loader) {
+        if (!distribution->take(index++, loader.batches_per_epoch())) continue;  // async_rma
+        Tensor loss;
+        {
+          const precision::Autocast autocast(autocast_dtype);  // precision: bf16 | fp16
+          loss = compute_loss(config.loss, model->forward(batch.inputs), batch.targets);
+        }
+        opt->zero_grad();
+        if (scaler.options().enabled()) {  // fp16: dynamic loss scaling (one process)
+          scaler.scale(loss).backward();
+          scaler.step(*opt);
+          scaler.update();
+        } else {
+          loss.backward();
+          distribution->step(*opt);
+        }
+        const double value = loss.item<double>();
+        loss_sum += value;
+        examples += batch.size();
+        progress.update(batches++, batch.size(), value);
+      }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    // Summed over the ranks that train (samples/s is the job's, over its slowest rank's time).
+    const EpochTotals totals = distribution->combine({loss_sum, batches, examples, seconds});
+    if (root) {
+      const precision::Autocast autocast(autocast_dtype);
+      // Scored in training-sized batches: a larger one only raises the peak memory (CNN, batch
+      // 1000:
+      // about +250 MB of activations).
+      final_accuracy = accuracy(*model, data, config.data.batch_size);
     }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    final_accuracy = accuracy(*model, data.test, 1000);
-    const EpochRecord record{epoch, loss_sum / static_cast<double>(std::max<int64_t>(batches, 1)),
-                             final_accuracy, static_cast<double>(examples) / seconds, seconds};
+    const EpochRecord record{
+        epoch, totals.loss_sum / static_cast<double>(std::max<int64_t>(totals.batches, 1)),
+        final_accuracy, static_cast<double>(totals.examples) / totals.seconds, totals.seconds};
     history.push_back(record);
     progress.end_epoch(record.train_loss, record.test_accuracy, record.samples_per_second, seconds);
-    if (!last.empty()) {
+    if (!last.empty() && root) {
       nlohmann::json h = nlohmann::json::array();
-      for (const auto& e : history) h.push_back({e.epoch, e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds});
-      io::save_checkpoint(last, training_state(*model, *opt),
-                          {{"epoch", std::to_string(epoch)}, {"config", config.source},
-                           {"history", h.dump()}, {"exadnn_version", version()}});
+      for (const auto& e : history)
+        h.push_back({e.epoch, e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds});
+      io::save_checkpoint(last, training_state(*model, *opt, scaler),
+                          {{"epoch", std::to_string(epoch)},
+                           {"config", config.source},
+                           {"history", h.dump()},
+                           {"exadnn_version", version()}});
     }
   }
+  distribution->end_training();
+  if (!root) return final_accuracy;
   std::printf("final test accuracy: %.2f%%\n", 100.0 * final_accuracy);
-  if (!options.metrics_out.empty()) write_metrics(options.metrics_out, config, history, final_accuracy);
+  if (!options.metrics_out.empty())
+    write_metrics(options.metrics_out, config, history, final_accuracy, distribution->ranks());
   if (!options.plot.empty()) {
     std::vector<double> losses, accuracies;
     for (const auto& e : history) {
@@ -229,11 +313,12 @@ double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_siz
   const io::Checkpoint ckpt = io::load_checkpoint(checkpoint_path);
   EXADNN_CHECK(ckpt.metadata.count("config"), "eval", checkpoint_path,
                " has no training config (was it written by exadnn train?)");
-  const TrainConfig config = parse_config(ckpt.metadata.at("config"), checkpoint_path + " (config)");
-  const Splits data = load_data(config.data);
+  const TrainConfig config =
+      parse_config(ckpt.metadata.at("config"), checkpoint_path + " (config)");
+  const TrainingData data = load_training_data(config.data);
   auto model = build_model(config.model, data.test->input_shape());
   model->load_state_dict(ckpt.tensors.with_prefix_removed("model."));
-  const double acc = accuracy(*model, data.test, batch_size);
+  const double acc = accuracy(*model, data, batch_size);
   std::printf("%s: test accuracy %.2f%% on %lld examples\n", checkpoint_path.c_str(), 100.0 * acc,
               static_cast<long long>(data.test->size()));
   return acc;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "exadnn/backend/precision_policy.h"
 #include "exadnn/core/tensor.h"
 
 namespace exadnn {
@@ -49,6 +50,8 @@ struct GemmArgs {
   double beta = 0.0;
   void* c = nullptr;
   int64_t ldc = 0;
+  /// How f32 operands are multiplied (16-bit, f64 and integer GEMMs ignore it).
+  MatmulPrecision precision = MatmulPrecision::fp32;
 };
 using GemmKernel = void(const GemmArgs& args);
 

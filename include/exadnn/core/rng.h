@@ -3,6 +3,7 @@
 // that checkpoints can store.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace exadnn {
@@ -11,13 +12,23 @@ namespace exadnn {
 class Generator {
  public:
   explicit Generator(uint64_t seed = 0x5eed) : seed_(seed) {}
-  void manual_seed(uint64_t seed) { seed_ = seed; offset_ = 0; }
+  Generator(const Generator& other) : seed_(other.seed_), offset_(other.offset()) {}
+  Generator& operator=(const Generator& other) {
+    set_state(other.seed_, other.offset());
+    return *this;
+  }
+  void manual_seed(uint64_t seed) { set_state(seed, 0); }
   uint64_t seed() const { return seed_; }
   /// Number of 64-bit values consumed so far.
-  uint64_t offset() const { return offset_; }
-  void set_state(uint64_t seed, uint64_t offset) { seed_ = seed; offset_ = offset; }
-  /// Reserves n consecutive counters and returns the first.
-  uint64_t advance(uint64_t n) { const uint64_t first = offset_; offset_ += n; return first; }
+  uint64_t offset() const { return offset_.load(std::memory_order_relaxed); }
+  void set_state(uint64_t seed, uint64_t offset) {
+    seed_ = seed;
+    offset_.store(offset, std::memory_order_relaxed);
+  }
+  /// Reserves n consecutive counters and returns the first. Safe to call from several threads
+  /// at once (each gets its own counters; e.g. dropout in the workers of async::AsyncTrainer);
+  /// seeding while another thread draws is not.
+  uint64_t advance(uint64_t n) { return offset_.fetch_add(n, std::memory_order_relaxed); }
   /// The 64-bit random value at counter c.
   uint64_t bits_at(uint64_t c) const noexcept {
     uint64_t z = seed_ * 0x9e3779b97f4a7c15ull + (c + 1) * 0xbf58476d1ce4e5b9ull;
@@ -34,7 +45,7 @@ class Generator {
 
  private:
   uint64_t seed_;
-  uint64_t offset_ = 0;
+  std::atomic<uint64_t> offset_{0};
 };
 
 /// The process-wide default generator.

@@ -17,15 +17,23 @@ Tensor read_idx_images(const std::string& path);
 /// An IDX label file (magic 0x00000801) as i64 [N].
 Tensor read_idx_labels(const std::string& path);
 
-/// Images [N, 1, rows, cols] as f32 in [0, 1] (pixel / 255) with labels i64 [N]; the two files
-/// must hold the same number of examples.
-TensorDataset load_idx_dataset(const std::string& images_path, const std::string& labels_path);
+/// How load_idx_dataset and load_mnist hold the images.
+enum class Pixels {
+  f32,  ///< pixel / 255 as f32 in [0, 1] (4 bytes a pixel)
+  u8,   ///< the file's bytes (1 byte a pixel); a DataLoader with transform ToFloat() makes
+        ///< batches bit-identical to the f32 ones, at a quarter of the memory
+};
+
+/// Images [N, 1, rows, cols] (f32 pixel / 255, or u8 as stored) with labels i64 [N]; the two
+/// files must hold the same number of examples.
+TensorDataset load_idx_dataset(const std::string& images_path, const std::string& labels_path,
+                               Pixels pixels = Pixels::f32);
 
 /// Which half of an MNIST-style dataset.
 enum class Split { train, test };
 
 /// The train (60000) or test (10000) split of MNIST / Fashion-MNIST in `dir`, from
 /// {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz], as load_idx_dataset makes it.
-TensorDataset load_mnist(const std::string& dir, Split split);
+TensorDataset load_mnist(const std::string& dir, Split split, Pixels pixels = Pixels::f32);
 
 }  // namespace exadnn::data

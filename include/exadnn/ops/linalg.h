@@ -1,6 +1,7 @@
 // Matrix products.
 #pragma once
 
+#include "exadnn/backend/precision_policy.h"
 #include "exadnn/core/tensor.h"
 
 namespace exadnn {
@@ -8,7 +9,12 @@ namespace exadnn {
 /// NumPy matmul: 1-D·1-D dot, 2-D·2-D product, batched products with broadcast batch dims
 /// ([..., m, k]·[..., k, n] -> [..., m, n]). Operands must share a dtype. Runs on the fastest GEMM
 /// the machine has (see runtime_info()); transposed views are passed to GEMM without copying.
+/// f32 products are computed at this thread's matmul_precision() (fp32 unless a
+/// MatmulPrecisionGuard says otherwise).
 Tensor matmul(const Tensor& a, const Tensor& b);
+/// matmul whose f32 products (forward and backward) are computed at `precision` (fp32, bf16,
+/// fp16, split_fp16, split_bf16; see docs/precision.md). Other dtypes ignore it.
+Tensor matmul(const Tensor& a, const Tensor& b, MatmulPrecision precision);
 
 /// Fully connected layer: x [..., in] · weightᵀ [in, out] + bias [out] -> [..., out]. One node
 /// whose backward writes the weight gradient directly in weight's [out, in] layout (gᵀ·x) and

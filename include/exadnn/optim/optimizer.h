@@ -6,6 +6,10 @@
 // buffers its optimizer keeps for it (e.g. a momentum buffer of the parameter's shape and dtype).
 // Buffers are allocated when the optimizer is made, so the state of an optimizer is fully
 // determined by its parameters and options, and a checkpoint of it can be checked entry by entry.
+//
+// 16-bit (f16, bf16) parameters get f32 master weights: the optimizer keeps an f32 copy of each,
+// applies the update (and keeps the state buffers) in f32, and rounds the result into the
+// parameter, so updates far below the parameter's 16-bit resolution still accumulate.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +60,16 @@ class Optimizer {
   /// State buffer `buffer` (e.g. "exp_avg") of parameter `index`; throws if there is none.
   const Tensor& state(size_t index, const std::string& buffer) const;
 
+  /// Whether 16-bit parameters are updated through f32 master weights (the default). Turned
+  /// off, each step widens the parameter, updates it in f32 and rounds it back ("pure" 16-bit
+  /// weights: updates below half a 16-bit ulp are lost); turned on, the masters are copied from
+  /// the parameters as they are now.
+  void set_master_weights(bool enabled);
+  bool master_weights() const { return master_weights_; }
+  /// The f32 master weight of 16-bit parameter `index` (undefined for f32/f64 parameters and
+  /// when master weights are off). Checkpoints hold it as "i.master".
+  const Tensor& master(size_t index) const;
+
  protected:
   /// Checks `params` (defined, floating, leaf, requiring grad; an Error names the index of the
   /// first that is not) and the learning rate; `name` prefixes error messages.
@@ -66,8 +80,9 @@ class Optimizer {
   /// Buffer number `slot` (in add_buffer order) of parameter `index`.
   const Tensor& buffer(size_t slot, size_t index) const { return buffers_[slot].per_param[index]; }
 
-  /// Updates one parameter. `param` and `grad` are dense with the same shape and dtype;
-  /// param_step_count(index) already counts this update.
+  /// Updates one parameter. `param` and `grad` are dense with the same shape and dtype (f32 for
+  /// 16-bit parameters: the master weight and the widened gradient); param_step_count(index)
+  /// already counts this update.
   virtual void update(size_t index, const Tensor& param, const Tensor& grad) = 0;
 
   /// Error location: "optim::<name>".
@@ -86,6 +101,8 @@ class Optimizer {
   int64_t step_count_ = 0;
   std::vector<int64_t> param_steps_;
   std::vector<Buffer> buffers_;
+  bool master_weights_ = true;
+  std::vector<Tensor> masters_;  // f32 copies of 16-bit parameters (undefined for the others)
 };
 
 }  // namespace exadnn::optim

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "exadnn/backend/kernels.h"
+#include "exadnn/core/half_convert.h"
 #include "loops.h"
 
 namespace exadnn::cpu {
@@ -46,6 +47,13 @@ To convert(From v) {
   }
 }
 
+template <class T>
+inline constexpr bool kSixteenBit = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+// Conversions with a bulk routine in core/half_convert.h.
+template <class To, class From>
+inline constexpr bool kBulk = (std::is_same_v<From, float> && kSixteenBit<To>) ||
+                              (kSixteenBit<From> && std::is_same_v<To, float>);
+
 template <class From>
 void cast_kernel(const Tensor& out, const Tensor& src) {
   visit_dtype(out.dtype(), [&](auto to_tag) {
@@ -56,7 +64,11 @@ void cast_kernel(const Tensor& out, const Tensor& src) {
       if (s[0] == sizeof(To) && s[1] == sizeof(From)) {  // dense: a loop the compiler vectorises
         To* o = reinterpret_cast<To*>(p[0]);
         const From* in = reinterpret_cast<const From*>(p[1]);
-        for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(in[i]);
+        if constexpr (kBulk<To, From>) {
+          exadnn::convert(in, o, n);  // vectorised f32 <-> f16/bf16 (core/half_convert.h)
+        } else {
+          for (int64_t i = 0; i < n; ++i) o[i] = convert<To>(in[i]);
+        }
         return;
       }
       for (int64_t i = 0; i < n; ++i)
@@ -84,6 +96,9 @@ void fill_kernel(const Tensor& out, double value) {
 }  // namespace
 
 void register_copy_kernels(KernelRegistry& r) {
+  // Choose the conversion path now: a bad EXADNN_HALF_ISA is then an Error at the first op,
+  // never an exception inside a parallel loop.
+  (void)half_isa();
   for (int t = 0; t < kDTypeCount; ++t) {
     const DType dtype = static_cast<DType>(t);
     visit_dtype(dtype, [&](auto tag) {

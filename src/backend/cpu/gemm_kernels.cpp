@@ -1,5 +1,6 @@
-// CPU GEMM kernels: f32 through oneDNN or CBLAS, f64 through CBLAS, 16-bit floats through f32,
-// integers by a blocked loop.
+// CPU GEMM kernels: f32 through oneDNN or CBLAS (or at the precision GemmArgs asks for, in
+// half_gemm.cpp), f64 through CBLAS, 16-bit floats with f32 sums (half_gemm.cpp), integers by a
+// blocked loop.
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "exadnn/backend/kernels.h"
+#include "gemm_impl.h"
 #include "gemm_provider.h"
 #include "loops.h"
 
@@ -51,25 +53,6 @@ void blas_gemm(const GemmArgs& g, size_t esize, Call call) {
   }
 }
 
-void sgemm(const GemmArgs& g) {
-  if (gemm_provider() == GemmProvider::onednn) {
-    const dnnl_status_t st = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k,
-                                        static_cast<float>(g.alpha), static_cast<const float*>(g.a),
-                                        g.lda, static_cast<const float*>(g.b), g.ldb,
-                                        static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc);
-    EXADNN_CHECK(st == dnnl_success, "gemm", "dnnl_sgemm failed with status ", static_cast<int>(st),
-                 " for m=", g.m, " n=", g.n, " k=", g.k);
-    return;
-  }
-  blas_gemm(g, sizeof(float), [](const GemmArgs& p) {
-    cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans,
-                p.trans_b ? CblasTrans : CblasNoTrans, blas_int(p.m, "m"), blas_int(p.n, "n"),
-                blas_int(p.k, "k"), static_cast<float>(p.alpha), static_cast<const float*>(p.a),
-                blas_int(p.lda, "lda"), static_cast<const float*>(p.b), blas_int(p.ldb, "ldb"),
-                static_cast<float>(p.beta), static_cast<float*>(p.c), blas_int(p.ldc, "ldc"));
-  });
-}
-
 void dgemm(const GemmArgs& g) {
   blas_gemm(g, sizeof(double), [](const GemmArgs& p) {
     cblas_dgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans,
@@ -78,39 +61,6 @@ void dgemm(const GemmArgs& g) {
                 blas_int(p.lda, "lda"), static_cast<const double*>(p.b), blas_int(p.ldb, "ldb"),
                 p.beta, static_cast<double*>(p.c), blas_int(p.ldc, "ldc"));
   });
-}
-
-// Packs a rows x cols matrix with leading dimension ld into dense floats.
-template <class T>
-std::vector<float> widen(const void* p, int64_t rows, int64_t cols, int64_t ld) {
-  std::vector<float> out(static_cast<size_t>(rows * cols));
-  const T* src = static_cast<const T*>(p);
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) out[r * cols + c] = static_cast<float>(src[r * ld + c]);
-  return out;
-}
-
-// 16-bit inputs: widen to f32, multiply in f32, round the result once.
-// (The mixed-precision work replaces this with native bf16/f16 GEMM.)
-template <class T>
-void gemm_16bit(const GemmArgs& g) {
-  const int64_t a_rows = g.trans_a ? g.k : g.m, a_cols = g.trans_a ? g.m : g.k;
-  const int64_t b_rows = g.trans_b ? g.n : g.k, b_cols = g.trans_b ? g.k : g.n;
-  std::vector<float> a = widen<T>(g.a, a_rows, a_cols, g.lda);
-  std::vector<float> b = widen<T>(g.b, b_rows, b_cols, g.ldb);
-  std::vector<float> c = g.beta != 0.0 ? widen<T>(g.c, g.m, g.n, g.ldc)
-                                       : std::vector<float>(static_cast<size_t>(g.m * g.n));
-  GemmArgs f = g;
-  f.a = a.data();
-  f.lda = std::max<int64_t>(a_cols, 1);
-  f.b = b.data();
-  f.ldb = std::max<int64_t>(b_cols, 1);
-  f.c = c.data();
-  f.ldc = std::max<int64_t>(g.n, 1);
-  sgemm(f);
-  T* dst = static_cast<T*>(g.c);
-  for (int64_t r = 0; r < g.m; ++r)
-    for (int64_t col = 0; col < g.n; ++col) dst[r * g.ldc + col] = T(c[r * g.n + col]);
 }
 
 // Integer GEMM: i-k-j loop order so the inner loop streams rows of B and C.
@@ -134,11 +84,30 @@ void gemm_integer(const GemmArgs& g) {
 
 }  // namespace
 
+void sgemm(const GemmArgs& g) {
+  if (gemm_provider() == GemmProvider::onednn) {
+    const dnnl_status_t st = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k,
+                                        static_cast<float>(g.alpha), static_cast<const float*>(g.a),
+                                        g.lda, static_cast<const float*>(g.b), g.ldb,
+                                        static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc);
+    EXADNN_CHECK(st == dnnl_success, "gemm", "dnnl_sgemm failed with status ", static_cast<int>(st),
+                 " for m=", g.m, " n=", g.n, " k=", g.k);
+    return;
+  }
+  blas_gemm(g, sizeof(float), [](const GemmArgs& p) {
+    cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans,
+                p.trans_b ? CblasTrans : CblasNoTrans, blas_int(p.m, "m"), blas_int(p.n, "n"),
+                blas_int(p.k, "k"), static_cast<float>(p.alpha), static_cast<const float*>(p.a),
+                blas_int(p.lda, "lda"), static_cast<const float*>(p.b), blas_int(p.ldb, "ldb"),
+                static_cast<float>(p.beta), static_cast<float*>(p.c), blas_int(p.ldc, "ldc"));
+  });
+}
+
 void register_gemm_kernels(KernelRegistry& r) {
-  put<GemmKernel>(r, OpId::gemm, DType::f32, &sgemm);
+  put<GemmKernel>(r, OpId::gemm, DType::f32, &sgemm_with_precision);
   put<GemmKernel>(r, OpId::gemm, DType::f64, &dgemm);
-  put<GemmKernel>(r, OpId::gemm, DType::f16, &gemm_16bit<Half>);
-  put<GemmKernel>(r, OpId::gemm, DType::bf16, &gemm_16bit<BFloat16>);
+  put<GemmKernel>(r, OpId::gemm, DType::f16, &gemm_f16);
+  put<GemmKernel>(r, OpId::gemm, DType::bf16, &gemm_bf16);
   put<GemmKernel>(r, OpId::gemm, DType::i32, &gemm_integer<int32_t>);
   put<GemmKernel>(r, OpId::gemm, DType::i64, &gemm_integer<int64_t>);
 }

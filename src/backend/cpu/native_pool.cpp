@@ -79,6 +79,11 @@ void max_pool_2x2(const Pool2dGeometry& g, const T* src, T* dst, int32_t* ws) {
 
 }  // namespace
 
+bool is_max_pool_2x2(const Pool2dGeometry& g) {
+  return g.kind == PoolKind::max && g.kh == 2 && g.kw == 2 && g.stride_h == 2 && g.stride_w == 2 &&
+         g.pad_h == 0 && g.pad_w == 0;
+}
+
 template <class T>
 Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training) {
   const bool is_max = g.kind == PoolKind::max;
@@ -88,8 +93,7 @@ Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& 
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* op = static_cast<T*>(out.data_ptr());
   const int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
-  const bool two_by_two = is_max && g.kh == 2 && g.kw == 2 && g.stride_h == 2 && g.stride_w == 2 &&
-                          g.pad_h == 0 && g.pad_w == 0;
+  const bool two_by_two = is_max_pool_2x2(g);
   const Windows win(g);
 #pragma omp parallel for if (parallel_planes(g)) schedule(static)
   for (int64_t plane = 0; plane < g.n * g.c; ++plane) {

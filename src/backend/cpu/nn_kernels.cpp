@@ -49,10 +49,11 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
   native::conv2d_backward_weights<T>(g, grad_weight, grad_bias, grad_out, x);
 }
 
+// 2x2 max pooling takes exadnn's loop on both paths: on NCHW tensors it is faster than oneDNN's.
 template <class T>
 Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training) {
   if constexpr (std::is_same_v<T, float>)
-    if (use_onednn() && onednn::supports(g) && !empty(g))
+    if (use_onednn() && onednn::supports(g) && !empty(g) && !native::is_max_pool_2x2(g))
       return onednn::pool2d_forward(g, out, x, training);
   return native::pool2d_forward<T>(g, out, x, training);
 }

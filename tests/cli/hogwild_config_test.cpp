@@ -1,0 +1,59 @@
+// `distributed:` with the shared-memory modes (tools/train/hogwild_config.cpp), and the x-y plot
+// the async benchmark draws.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "config.h"
+#include "plot.h"
+#include "testing.h"
+
+namespace exadnn {
+namespace {
+
+const char* const kModel = "model:\n  - linear: {out: 3}\n";
+
+TEST(HogwildConfig, ParsesTheSharedMemoryModes) {
+  EXPECT_FALSE(cli::parse_config(kModel, "c.yaml").hogwild.enabled);
+  const cli::TrainConfig c = cli::parse_config(
+      std::string(kModel) + "distributed: {mode: hogwild, threads: 4, accumulate: 8}\n", "c.yaml");
+  EXPECT_TRUE(c.hogwild.enabled);
+  EXPECT_EQ(c.hogwild.mode, "hogwild");
+  EXPECT_EQ(c.hogwild.threads, 4);
+  EXPECT_EQ(c.hogwild.accumulate, 8);
+  const cli::TrainConfig s = cli::parse_config(
+      kModel, "c.yaml", {"distributed.mode=threads_sync", "distributed.threads=3"});
+  EXPECT_EQ(s.hogwild.mode, "threads_sync");
+  EXPECT_EQ(s.hogwild.threads, 3);
+  EXPECT_EQ(s.hogwild.accumulate, 1);
+}
+
+TEST(HogwildConfig, ReportsEveryProblemWithItsLine) {
+  EXPECT_EXADNN_ERROR(
+      cli::parse_config(std::string(kModel) +
+                            "distributed:\n  mode: threads_sync\n  threads: 0\n  accumulate: 2\n"
+                            "  rate: 3\n",
+                        "c.yaml"),
+      "3 problems", "c.yaml:7: unknown key 'rate' in distributed",
+      "c.yaml:5: 'distributed.threads' must be a positive integer, got '0'",
+      "c.yaml:6: 'distributed.accumulate' applies to hogwild and threads_locked");
+}
+
+TEST(SeriesPlot, WritesAPng) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("exadnn_series_" + std::to_string(::getpid()) + ".png");
+  cli::write_series_plot(path.string(), "loss vs seconds", "seconds",
+                         {{"a", {0, 1, 2}, {1.0, 0.5, 0.4}}, {"b", {0.5, 1.5}, {0.9, 0.3}}});
+  std::ifstream png(path, std::ios::binary);
+  char magic[8] = {};
+  png.read(magic, 8);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  std::filesystem::remove(path);
+  EXPECT_EXADNN_ERROR(cli::write_series_plot(path.string(), "t", "x", {{"a", {0, 1}, {1.0}}}),
+                      "series 'a' has 2 x values and 1 y values");
+}
+
+}  // namespace
+}  // namespace exadnn

@@ -1,0 +1,41 @@
+// The config's MPI modes: `distributed: {mode: allreduce | param_server, ...}`.
+#include "config.h"
+#include "testing.h"
+
+namespace exadnn::cli {
+namespace {
+
+TrainConfig parse_with(const std::string& distributed) {
+  return parse_config(default_config_yaml() + "distributed: " + distributed + "\n", "test.yaml");
+}
+
+TEST(MpiConfig, AllreduceAndParameterServerSettings) {
+  const TrainConfig a = parse_with("{mode: allreduce, bucket_mb: 4, first_bucket_mb: 0.5, timeout_s: 20}");
+  EXPECT_TRUE(a.mpi.enabled);
+  EXPECT_FALSE(a.hogwild.enabled);
+  EXPECT_EQ(a.mpi.mode, "allreduce");
+  EXPECT_EQ(a.mpi.bucket_mb, 4);
+  EXPECT_EQ(a.mpi.first_bucket_mb, 0.5);
+  EXPECT_EQ(a.mpi.timeout_s, 20);
+  const TrainConfig p =
+      parse_with("{mode: param_server, servers: 2, asynchronous: true, push_every: 3, pull_every: 4}");
+  EXPECT_EQ(p.mpi.mode, "param_server");
+  EXPECT_EQ(p.mpi.servers, 2);
+  EXPECT_TRUE(p.mpi.asynchronous);
+  EXPECT_EQ(p.mpi.push_every, 3);
+  EXPECT_EQ(p.mpi.pull_every, 4);
+  EXPECT_FALSE(parse_config(default_config_yaml(), "test.yaml").mpi.enabled);
+}
+
+TEST(MpiConfig, ProblemsNameTheKeyAndLine) {
+  EXPECT_EXADNN_ERROR(parse_with("{mode: allreduce, servers: 2}"), "test.yaml:15",
+                      "unknown key 'servers' in distributed (mode allreduce allows:");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: param_server, servers: 0}"),
+                      "'distributed.servers' must be a positive integer, got '0'");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: param_server, push_every: 2}"), "need 'asynchronous: true'");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: ring}"), "'distributed.mode' must be one of allreduce, param_server");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: allreduce, timeout_s: -1}"), "positive number of seconds");
+}
+
+}  // namespace
+}  // namespace exadnn::cli

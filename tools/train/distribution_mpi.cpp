@@ -1,0 +1,218 @@
+// The MPI Distributions: data-parallel allreduce (dist::DataParallel), the parameter server
+// (dist::ParameterServer) and asynchronous SGD over MPI RMA (dist::RmaParameterStore), for
+// `mpirun -np P exadnn train`.
+//
+// EXADNN_STRAGGLER=RANK:FACTOR (e.g. 1:2) slows rank RANK down FACTOR times, for benchmarks: after
+// each of its steps it sleeps (FACTOR - 1) times as long as the step took.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "distribution.h"
+#include "exadnn/dist/communicator.h"
+#include "exadnn/dist/data_parallel.h"
+#include "exadnn/dist/environment.h"
+#include "exadnn/dist/parameter_server.h"
+#include "exadnn/dist/rma_parameter_store.h"
+#include "exadnn/optim/sgd.h"
+#include "exadnn/ops/factories.h"
+
+namespace exadnn::cli {
+
+namespace {
+
+// What both MPI modes share: the world communicator, the root, combining epoch figures.
+class MpiDistribution : public Distribution {
+ public:
+  explicit MpiDistribution(const MpiSpec& spec) : spec_(spec), world_(dist::Communicator::world()) {
+    world_.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(spec.timeout_s * 1000)));
+    if (const char* straggler = std::getenv("EXADNN_STRAGGLER")) {
+      int rank = -1;
+      double factor = 1;
+      EXADNN_CHECK(std::sscanf(straggler, "%d:%lf", &rank, &factor) == 2 && factor >= 1, "train",
+                   "EXADNN_STRAGGLER must be RANK:FACTOR with FACTOR >= 1, got '", straggler, "'");
+      if (rank == world_.rank()) slowdown_ = factor;
+    }
+    restart_clock();
+  }
+  int ranks() const override { return world_.size(); }
+  bool is_root() const override { return world_.rank() == 0; }
+
+ protected:
+  // Sums over `group` (the ranks that train); seconds become the slowest rank's.
+  static EpochTotals combine_over(const dist::Communicator& group, const EpochTotals& mine) {
+    Tensor sums = from_vector<double>({mine.loss_sum, double(mine.batches), double(mine.examples)});
+    Tensor slowest = from_vector<double>({mine.seconds});
+    dist::Work a = group.allreduce(sums), b = group.allreduce(slowest, dist::ReduceOp::max);
+    a.wait();
+    b.wait();
+    const double* s = sums.data<double>();
+    return {s[0], static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]), slowest.data<double>()[0]};
+  }
+
+  // EXADNN_STRAGGLER: sleeps (factor - 1) × the time since the last step (or restart_clock()).
+  void straggle() {
+    if (slowdown_ <= 1) return;
+    std::this_thread::sleep_for((slowdown_ - 1) * (std::chrono::steady_clock::now() - last_step_));
+    restart_clock();
+  }
+  void restart_clock() { last_step_ = std::chrono::steady_clock::now(); }
+
+  MpiSpec spec_;
+  dist::Communicator world_;
+  double slowdown_ = 1;
+  std::chrono::steady_clock::time_point last_step_;
+};
+
+class AllreduceDistribution : public MpiDistribution {
+ public:
+  using MpiDistribution::MpiDistribution;
+  data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
+    return o.distributed(world_.rank(), world_.size());
+  }
+  void attach(nn::Module& model, const MakeOptimizer&) override {
+    const auto mib = [](double mb) { return static_cast<int64_t>(mb * (1 << 20)); };
+    ddp_ = std::make_unique<dist::DataParallel>(
+        model, world_,
+        dist::ReducerOptions().bucket_bytes(mib(spec_.bucket_mb)).first_bucket_bytes(mib(spec_.first_bucket_mb)));
+  }
+  void step(optim::Optimizer& opt) override {
+    opt.step();
+    straggle();
+  }
+  EpochTotals combine(const EpochTotals& mine) override {
+    const EpochTotals all = combine_over(world_, mine);
+    restart_clock();
+    return all;
+  }
+  std::string describe() const override {
+    return detail::cat(world_.size(), " ranks, allreduce (", ddp_ ? ddp_->reducer().num_buckets() : 0,
+                       " gradient buckets)");
+  }
+
+ private:
+  std::unique_ptr<dist::DataParallel> ddp_;
+};
+
+class ParameterServerDistribution : public MpiDistribution {
+ public:
+  explicit ParameterServerDistribution(const MpiSpec& spec) : MpiDistribution(spec) {
+    EXADNN_CHECK(spec.servers < world_.size(), "train", "distributed.servers is ", spec.servers,
+                 " but the job has ", world_.size(), " ranks: at least one must be a worker");
+  }
+  bool trains() const override { return world_.rank() < world_.size() - spec_.servers; }
+  data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
+    return trains() ? o.distributed(world_.rank(), world_.size() - spec_.servers) : o;
+  }
+  void attach(nn::Module& model, const MakeOptimizer& make_optimizer) override {
+    ps_ = std::make_unique<dist::ParameterServer>(
+        model, world_, make_optimizer,
+        dist::ParameterServerOptions()
+            .servers(spec_.servers)
+            .asynchronous(spec_.asynchronous)
+            .push_every(spec_.push_every)
+            .pull_every(spec_.pull_every));
+  }
+  void step(optim::Optimizer&) override { ps_->step(); }
+  void serve() override { ps_->serve(); }
+  EpochTotals combine(const EpochTotals& mine) override { return combine_over(ps_->group(), mine); }
+  void end_training() override {
+    if (trains()) ps_->finish();
+  }
+  std::string describe() const override {
+    return detail::cat(world_.size(), " ranks, parameter server (", spec_.servers, " servers, ",
+                       spec_.asynchronous ? "asynchronous" : "synchronous", ")");
+  }
+
+ private:
+  std::unique_ptr<dist::ParameterServer> ps_;
+};
+
+// Asynchronous SGD over MPI RMA: the parameters live in MPI windows; each rank claims the epoch's
+// batches from a shared counter (so a fast rank trains on more of them), reads the current
+// parameters before each batch and adds its update when done. The optimizer (and its momentum)
+// stays on each rank; plain SGD adds -lr·grad (one rank: serial SGD bit for bit).
+class AsyncRmaDistribution : public MpiDistribution {
+ public:
+  using MpiDistribution::MpiDistribution;
+  void attach(nn::Module& model, const MakeOptimizer&) override {
+    store_ = std::make_unique<dist::RmaParameterStore>(
+        model, world_,
+        dist::RmaOptions().staleness(spec_.staleness).atomic_reads(spec_.atomic_reads));
+    counter_ = std::make_unique<dist::RmaCounter>(world_);
+    store_->read();
+  }
+  bool take(int64_t index, int64_t) override {
+    if (index == 0) ticket_ = -1;  // a new epoch: its tickets start at base_
+    if (ticket_ < 0) {
+      ticket_ = counter_->fetch_add() - base_;
+      ++claims_;
+    }
+    if (ticket_ != index) return false;  // another rank's batch (or past the end)
+    ticket_ = -1;
+    return true;
+  }
+  void step(optim::Optimizer& opt) override {
+    const auto* sgd = dynamic_cast<const optim::SGD*>(&opt);
+    if (sgd && sgd->options().momentum() == 0 && sgd->options().weight_decay() == 0 &&
+        !sgd->options().maximize())
+      store_->apply_gradients(opt.lr());  // exactly SGD's arithmetic
+    else
+      store_->step(opt);
+    straggle();
+    store_->read();
+  }
+  EpochTotals combine(const EpochTotals& mine) override {
+    const EpochTotals all = combine_over(world_, mine);
+    // Every rank is done with the epoch: the next one's tickets follow all of this one's claims.
+    Tensor claims = from_vector<int64_t>({claims_});
+    world_.allreduce(claims).wait();
+    base_ += claims.data<int64_t>()[0];
+    claims_ = 0;
+    store_->read();  // every update of the epoch is in: the root evaluates the latest weights
+    restart_clock();
+    return all;
+  }
+  void end_training() override {
+    store_->finish();
+    store_->read();
+  }
+  std::string describe() const override {
+    return detail::cat(world_.size(), " ranks, asynchronous SGD over MPI RMA (staleness ",
+                       spec_.staleness < 0 ? std::string("unbounded") : std::to_string(spec_.staleness),
+                       spec_.atomic_reads ? ", atomic reads)" : ")");
+  }
+
+ private:
+  std::unique_ptr<dist::RmaParameterStore> store_;
+  std::unique_ptr<dist::RmaCounter> counter_;
+  int64_t base_ = 0;     // the counter's value at the start of this epoch
+  int64_t ticket_ = -1;  // the batch this rank claimed and has not reached yet (-1: none)
+  int64_t claims_ = 0;   // tickets this rank drew this epoch
+};
+
+}  // namespace
+
+std::unique_ptr<Distribution> make_distribution(const MpiSpec& spec) {
+  if (!spec.enabled) return std::make_unique<Distribution>();
+  if (spec.mode == "param_server") return std::make_unique<ParameterServerDistribution>(spec);
+  if (spec.mode == "async_rma") return std::make_unique<AsyncRmaDistribution>(spec);
+  return std::make_unique<AllreduceDistribution>(spec);
+}
+
+bool abort_job(const std::string& message, int code) {
+  if (!dist::mpi_is_initialized()) return false;
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) return false;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::fprintf(stderr, "exadnn (rank %d of %d): %s\n", rank, size, message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  return true;
+}
+
+}  // namespace exadnn::cli
