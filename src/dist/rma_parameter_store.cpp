@@ -72,7 +72,8 @@ RmaParameterStore::RmaParameterStore(nn::Module& module, const Communicator& com
   MPI_Info_set(info, "accumulate_ops", "same_op_no_op");  // only SUM and NO_OP on the parameters
   float* shard = nullptr;
   int64_t* count = nullptr;
-  windows_->params = allocate(c, shard_begin(me + 1) - shard_begin(me), sizeof(float), info, &shard);
+  windows_->params =
+      allocate(c, shard_begin(me + 1) - shard_begin(me), sizeof(float), info, &shard);
   MPI_Info_free(&info);
   windows_->counts = allocate(c, 1, sizeof(int64_t), MPI_INFO_NULL, &count);
   std::copy(flat_.begin() + shard_begin(me), flat_.begin() + shard_begin(me + 1), shard);
@@ -94,7 +95,9 @@ RmaParameterStore::~RmaParameterStore() {
   MPI_Win_unlock_all(windows_->counts);
 }
 
-int64_t RmaParameterStore::shard_begin(int r) const { return numel_ * r / comm_.size(); }
+int64_t RmaParameterStore::shard_begin(int r) const {
+  return numel_ * r / comm_.size();
+}
 
 void RmaParameterStore::pack(std::vector<float>& out) const {
   float* at = out.data();
@@ -213,11 +216,11 @@ void RmaParameterStore::wait_for_stragglers() {
           behind += exadnn::detail::cat(behind.empty() ? "" : ", ", r, " (", counts[size_t(r)],
                                         " updates)");
       throw TimeoutError(
-          kWhere, exadnn::detail::cat("rank ", comm_.rank(), " (", updates_, " updates, staleness ",
-                                      bound, ") waited ",
-                                      std::chrono::duration<double>(waited).count(),
-                                      " s (the timeout) for ranks that made no progress: ", behind,
-                                      " (exited, hung or much slower)"));
+          kWhere,
+          exadnn::detail::cat("rank ", comm_.rank(), " (", updates_, " updates, staleness ", bound,
+                              ") waited ", std::chrono::duration<double>(waited).count(),
+                              " s (the timeout) for ranks that made no progress: ", behind,
+                              " (exited, hung or much slower)"));
     }
     state.serve_queries();
     std::this_thread::sleep_for(pause);
@@ -229,9 +232,9 @@ void RmaParameterStore::finish() {
   if (finished_) return;
   const int me = comm_.rank();
   const int64_t done = kFinished;  // nobody waits for a finished rank
-  mpi_check(MPI_Accumulate(&done, 1, MPI_INT64_T, me, 0, 1, MPI_INT64_T, MPI_REPLACE,
-                           windows_->counts),
-            "RmaParameterStore::finish: marking this rank finished");
+  mpi_check(
+      MPI_Accumulate(&done, 1, MPI_INT64_T, me, 0, 1, MPI_INT64_T, MPI_REPLACE, windows_->counts),
+      "RmaParameterStore::finish: marking this rank finished");
   mpi_check(MPI_Win_flush(me, windows_->counts), "RmaParameterStore: MPI_Win_flush");
   // Every rank's updates were flushed before it got here: after the barrier, all are in.
   comm_.barrier().wait();
@@ -246,17 +249,20 @@ struct RmaCounter::Window {
   MPI_Win win = MPI_WIN_NULL;
 };
 
-RmaCounter::RmaCounter(const Communicator& comm) : comm_(comm), window_(std::make_unique<Window>()) {
+RmaCounter::RmaCounter(const Communicator& comm)
+    : comm_(comm), window_(std::make_unique<Window>()) {
   int64_t* value = nullptr;
-  window_->win =
-      allocate(comm_.state()->data, comm_.rank() == 0 ? 1 : 0, sizeof(int64_t), MPI_INFO_NULL, &value);
+  window_->win = allocate(comm_.state()->data, comm_.rank() == 0 ? 1 : 0, sizeof(int64_t),
+                          MPI_INFO_NULL, &value);
   if (comm_.rank() == 0) *value = 0;
   mpi_check(MPI_Win_lock_all(0, window_->win), "RmaCounter: MPI_Win_lock_all");
   MPI_Win_sync(window_->win);
   comm_.barrier().wait();
 }
 
-RmaCounter::~RmaCounter() { release(window_->win, true); }
+RmaCounter::~RmaCounter() {
+  release(window_->win, true);
+}
 
 int64_t RmaCounter::fetch_add(int64_t n) {
   int64_t before = 0;

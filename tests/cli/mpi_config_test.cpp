@@ -1,4 +1,4 @@
-// The config's MPI modes: `distributed: {mode: allreduce | param_server, ...}`.
+// The config's MPI modes: `distributed: {mode: allreduce | param_server | async_rma, ...}`.
 #include "config.h"
 #include "testing.h"
 
@@ -25,6 +25,20 @@ TEST(MpiConfig, AllreduceAndParameterServerSettings) {
   EXPECT_EQ(p.mpi.push_every, 3);
   EXPECT_EQ(p.mpi.pull_every, 4);
   EXPECT_FALSE(parse_config(default_config_yaml(), "test.yaml").mpi.enabled);
+}
+
+TEST(MpiConfig, AsyncRmaSettings) {
+  const TrainConfig r = parse_with("{mode: async_rma, staleness: 3, atomic_reads: true, timeout_s: 9}");
+  EXPECT_TRUE(r.mpi.enabled);
+  EXPECT_EQ(r.mpi.mode, "async_rma");
+  EXPECT_EQ(r.mpi.staleness, 3);
+  EXPECT_TRUE(r.mpi.atomic_reads);
+  EXPECT_EQ(r.mpi.timeout_s, 9);
+  EXPECT_EQ(parse_with("{mode: async_rma}").mpi.staleness, -1);  // no bound
+  EXPECT_EXADNN_ERROR(parse_with("{mode: async_rma, staleness: -2}"),
+                      "'distributed.staleness' must be -1 (no bound) or an integer >= 0");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: async_rma, servers: 1}"),
+                      "unknown key 'servers' in distributed (mode async_rma allows:");
 }
 
 TEST(MpiConfig, ProblemsNameTheKeyAndLine) {

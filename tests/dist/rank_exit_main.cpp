@@ -7,10 +7,14 @@
 //                                    (SIGKILL) after two steps. mpirun notices the dead process and
 //                                    ends the job with its message; were it not to, the others'
 //                                    staleness wait would time out naming the dead rank.
+//   exadnn_dist_rank_exit rma_hang   the same, but the leaver hangs (sleeps) instead: the others'
+//                                    staleness wait times out (EXADNN_DIST_TIMEOUT), names it and
+//                                    aborts the job.
 // The CTest entries pass when those messages appear.
 #include <csignal>
 #include <cstdio>
-#include <cstring>
+#include <string>
+#include <thread>
 
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/dist/environment.h"
@@ -22,7 +26,8 @@ using namespace exadnn;
 int main(int argc, char** argv) {
   dist::Environment env(&argc, &argv);
   dist::Communicator comm = dist::Communicator::world();
-  const bool rma = argc > 1 && std::strcmp(argv[1], "rma_kill") == 0;
+  const std::string mode = argc > 1 ? argv[1] : "";
+  const bool rma = mode == "rma_kill" || mode == "rma_hang";
   manual_seed(1);
   nn::Linear model(8, 4);
   optim::SGD opt(model.parameters(), optim::SGDOptions(0.1));
@@ -31,12 +36,14 @@ int main(int argc, char** argv) {
     std::unique_ptr<dist::DataParallel> ddp;
     std::unique_ptr<dist::RmaParameterStore> store;
     if (rma)
-      store = std::make_unique<dist::RmaParameterStore>(model, comm, dist::RmaOptions().staleness(2));
+      store =
+          std::make_unique<dist::RmaParameterStore>(model, comm, dist::RmaOptions().staleness(2));
     else
       ddp = std::make_unique<dist::DataParallel>(model, comm);
     for (int step = 0; step < 10; ++step) {
       if (comm.rank() == leaver && step == 2) {
-        if (rma) std::raise(SIGKILL);
+        if (mode == "rma_kill") std::raise(SIGKILL);
+        if (mode == "rma_hang") std::this_thread::sleep_for(std::chrono::hours(1));
         return 0;  // leaves; Environment finalises MPI
       }
       if (store) store->read();

@@ -77,8 +77,7 @@ TEST(RmaParameterStore, OneRankIsSerialSgdBitForBit) {
 TEST(RmaParameterStore, OneRankWithMomentumFollowsSerial) {
   compare_with_serial(
       [](nn::Module& m) {
-        return std::make_unique<optim::SGD>(m.parameters(),
-                                            optim::SGDOptions(0.1).momentum(0.9));
+        return std::make_unique<optim::SGD>(m.parameters(), optim::SGDOptions(0.1).momentum(0.9));
       },
       [](RmaParameterStore& store, optim::Optimizer& opt) { store.step(opt); }, 1e-5);
 }

@@ -1,7 +1,7 @@
 // Distribution: how one training process relates to the others of its job — the single-process
-// case, or an MPI rank in allreduce, parameter-server or asynchronous RMA mode. The training loop asks it which
-// shard of the data to read, how to apply a step, and how to combine the epoch's figures; only
-// the root rank prints and writes files.
+// case, or an MPI rank in allreduce, parameter-server or asynchronous RMA mode. The training loop
+// asks it which shard of the data to read, how to apply a step, and how to combine the epoch's
+// figures; only the root rank prints and writes files.
 #pragma once
 
 #include <memory>

@@ -3,9 +3,10 @@
 // `mpirun -np P exadnn train`.
 //
 // EXADNN_STRAGGLER=RANK:FACTOR (e.g. 1:2) slows rank RANK down FACTOR times, for benchmarks: after
-// each of its steps it sleeps (FACTOR - 1) times as long as the step took.
+// each of its steps it sleeps (FACTOR - 1) times its fastest step so far (allreduce, async_rma).
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -16,8 +17,8 @@
 #include "exadnn/dist/environment.h"
 #include "exadnn/dist/parameter_server.h"
 #include "exadnn/dist/rma_parameter_store.h"
-#include "exadnn/optim/sgd.h"
 #include "exadnn/ops/factories.h"
+#include "exadnn/optim/sgd.h"
 
 namespace exadnn::cli {
 
@@ -52,10 +53,13 @@ class MpiDistribution : public Distribution {
     return {s[0], static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]), slowest.data<double>()[0]};
   }
 
-  // EXADNN_STRAGGLER: sleeps (factor - 1) × the time since the last step (or restart_clock()).
+  // EXADNN_STRAGGLER: sleeps (factor - 1) × this rank's fastest step so far (its own compute
+  // time: a step that waited for the others, e.g. in an allreduce, is longer and never the
+  // fastest, so the slowdown does not feed on itself).
   void straggle() {
     if (slowdown_ <= 1) return;
-    std::this_thread::sleep_for((slowdown_ - 1) * (std::chrono::steady_clock::now() - last_step_));
+    fastest_step_ = std::min(fastest_step_, std::chrono::steady_clock::now() - last_step_);
+    std::this_thread::sleep_for((slowdown_ - 1) * fastest_step_);
     restart_clock();
   }
   void restart_clock() { last_step_ = std::chrono::steady_clock::now(); }
@@ -64,6 +68,7 @@ class MpiDistribution : public Distribution {
   dist::Communicator world_;
   double slowdown_ = 1;
   std::chrono::steady_clock::time_point last_step_;
+  std::chrono::steady_clock::duration fastest_step_ = std::chrono::hours(1);
 };
 
 class AllreduceDistribution : public MpiDistribution {
@@ -180,9 +185,10 @@ class AsyncRmaDistribution : public MpiDistribution {
     store_->read();
   }
   std::string describe() const override {
-    return detail::cat(world_.size(), " ranks, asynchronous SGD over MPI RMA (staleness ",
-                       spec_.staleness < 0 ? std::string("unbounded") : std::to_string(spec_.staleness),
-                       spec_.atomic_reads ? ", atomic reads)" : ")");
+    return detail::cat(
+        world_.size(), " ranks, asynchronous SGD over MPI RMA (staleness ",
+        spec_.staleness < 0 ? std::string("unbounded") : std::to_string(spec_.staleness),
+        spec_.atomic_reads ? ", atomic reads)" : ")");
   }
 
  private:

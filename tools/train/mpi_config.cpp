@@ -54,7 +54,8 @@ bool parse_mpi(const YAML::Node& node, MpiSpec& spec,
   read("push_every", spec.push_every, positive, "a positive integer");
   read("pull_every", spec.pull_every, positive, "a positive integer");
   read("timeout_s", spec.timeout_s, positive, "a positive number of seconds");
-  read("staleness", spec.staleness, [](int64_t s) { return s >= -1; }, "-1 (no bound) or an integer >= 0");
+  read("staleness", spec.staleness, [](int64_t s) { return s >= -1; },
+       "-1 (no bound) or an integer >= 0");
   read("atomic_reads", spec.atomic_reads, [](bool) { return true; }, "true or false");
   if (ps && !spec.asynchronous && (node["push_every"] || node["pull_every"]))
     report(node["push_every"] ? node["push_every"] : node["pull_every"],
