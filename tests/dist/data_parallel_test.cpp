@@ -2,29 +2,14 @@
 // off, awkward bucket sizes and dtypes, gradient accumulation, layout mismatches.
 #include "exadnn/dist/data_parallel.h"
 
-#include "testing.h"
+#include "dist_testing.h"
 
 namespace exadnn::dist {
 namespace {
 
 using exadnn::testing::values;
-
-std::shared_ptr<nn::Sequential> mlp(uint64_t seed = 1, int64_t hidden = 16) {
-  manual_seed(seed);
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Linear>(6, hidden), std::make_shared<nn::Tanh>(),
-      std::make_shared<nn::Linear>(hidden, 3)});
-}
-
-// A fixed batch of 12 examples (12 splits evenly over 1, 2, 3 and 4 ranks).
-struct FixedBatch {
-  Tensor x, y;
-  FixedBatch() {
-    Generator gen(7);
-    x = randn({12, 6}, TensorOptions(), &gen);
-    y = from_vector<int64_t>({0, 1, 2, 0, 1, 2, 2, 1, 0, 0, 2, 1});
-  }
-};
+using testing::FixedBatch;
+auto mlp = [](uint64_t seed = 1, int64_t hidden = 16) { return testing::small_mlp(seed, hidden); };
 
 // Trains `model` for `steps` SGD steps on rows [begin, begin + count) of the fixed batch.
 void train(nn::Module& model, int64_t begin, int64_t count, int steps) {

@@ -2,7 +2,7 @@
 // workers' shards); asynchronous (Downpour) mode trains; bad configurations are refused.
 #include "exadnn/dist/parameter_server.h"
 
-#include "testing.h"
+#include "dist_testing.h"
 
 namespace exadnn::dist {
 namespace {
@@ -10,27 +10,17 @@ namespace {
 using exadnn::testing::values;
 
 std::shared_ptr<nn::Sequential> mlp() {
-  manual_seed(3);
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Linear>(6, 16), std::make_shared<nn::Tanh>(),
-      std::make_shared<nn::Linear>(16, 3)});
+  return testing::small_mlp(3);
 }
-
-struct FixedBatch {  // 12 rows: splits evenly over 1, 2 and 3 workers
-  Tensor x, y;
-  FixedBatch() {
-    Generator gen(11);
-    x = randn({12, 6}, TensorOptions(), &gen);
-    y = from_vector<int64_t>({0, 1, 2, 0, 1, 2, 2, 1, 0, 0, 2, 1});
-  }
+struct FixedBatch : testing::FixedBatch {
+  FixedBatch() : testing::FixedBatch(11) {}
 };
+Tensor loss_on(nn::Module& model, const FixedBatch& b, int64_t begin, int64_t count) {
+  return b.loss(model, begin, count);
+}
 
 std::unique_ptr<optim::Optimizer> sgd(std::vector<Tensor> params) {
   return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions(0.1).momentum(0.9));
-}
-
-Tensor loss_on(nn::Module& model, const FixedBatch& b, int64_t begin, int64_t count) {
-  return nn::cross_entropy(model(b.x.narrow(0, begin, count)), b.y.narrow(0, begin, count));
 }
 
 TEST(ParameterServer, SynchronousModeMatchesAveragedAllreduce) {

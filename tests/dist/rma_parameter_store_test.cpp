@@ -8,26 +8,13 @@
 #include <cstring>
 #include <thread>
 
-#include "testing.h"
+#include "dist_testing.h"
 
 namespace exadnn::dist {
 namespace {
 
-std::shared_ptr<nn::Sequential> mlp(uint64_t seed = 1) {
-  manual_seed(seed);
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Linear>(6, 16), std::make_shared<nn::Tanh>(),
-      std::make_shared<nn::Linear>(16, 3)});
-}
-
-struct FixedBatch {
-  Tensor x, y;
-  FixedBatch() {
-    Generator gen(7);
-    x = randn({12, 6}, TensorOptions(), &gen);
-    y = from_vector<int64_t>({0, 1, 2, 0, 1, 2, 2, 1, 0, 0, 2, 1});
-  }
-};
+using testing::FixedBatch;
+auto mlp = [](uint64_t seed = 1) { return testing::small_mlp(seed); };
 
 std::vector<float> flat(nn::Module& m) {
   std::vector<float> out;
