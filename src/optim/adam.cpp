@@ -19,16 +19,8 @@ Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
 }
 
 void Adam::update(size_t index, const Tensor& param, const Tensor& grad) {
-  AdamStepParams p;
-  p.lr = lr();
-  p.beta1 = options_.beta1();
-  p.beta2 = options_.beta2();
-  p.eps = options_.eps();
-  p.weight_decay = options_.weight_decay();
-  p.decoupled_weight_decay = false;
-  p.amsgrad = options_.amsgrad();
-  p.maximize = options_.maximize();
-  p.step = param_step_count(index);
+  const AdamStepParams p =
+      detail::adam_step_params(options_, lr(), /*decoupled=*/false, param_step_count(index));
   const Tensor vmax = p.amsgrad ? buffer(2, index) : Tensor();
   lookup<AdamStepKernel>(OpId::adam_step, param.device().kind, param.dtype())(
       param, grad, buffer(0, index), buffer(1, index), vmax, p);

@@ -1,8 +1,9 @@
-// Option checks shared by Adam and AdamW (internal to src/optim).
+// Option checks and step parameters shared by Adam and AdamW (internal to src/optim).
 #pragma once
 
 #include <string>
 
+#include "exadnn/backend/optim_kernels.h"
 #include "exadnn/core/error.h"
 
 namespace exadnn::optim::detail {
@@ -15,6 +16,23 @@ inline void check_adam_options(const std::string& where, double beta1, double be
   EXADNN_CHECK(beta2 >= 0.0 && beta2 < 1.0, where, "invalid beta2 ", beta2, " (must be in [0, 1))");
   EXADNN_CHECK(weight_decay >= 0.0, where, "invalid weight_decay ", weight_decay,
                " (must be >= 0)");
+}
+
+/// The fused kernel's hyper-parameters from Adam's or AdamW's options; `decoupled` is AdamW's
+/// weight decay (param *= 1 - lr·wd) instead of Adam's L2 term.
+template <class Options>
+AdamStepParams adam_step_params(const Options& o, double lr, bool decoupled, int64_t step) {
+  AdamStepParams p;
+  p.lr = lr;
+  p.beta1 = o.beta1();
+  p.beta2 = o.beta2();
+  p.eps = o.eps();
+  p.weight_decay = o.weight_decay();
+  p.decoupled_weight_decay = decoupled;
+  p.amsgrad = o.amsgrad();
+  p.maximize = o.maximize();
+  p.step = step;
+  return p;
 }
 
 }  // namespace exadnn::optim::detail
