@@ -94,23 +94,34 @@ void GradientReducer::mark_ready(size_t index) {
 }
 
 void GradientReducer::launch_ready_buckets() {
-  while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0)
+  // The last bucket waits for finish(): nothing is left to overlap it with, and the blocking
+  // allreduce is faster than the non-blocking one.
+  while (next_launch_ + 1 < buckets_.size() && buckets_[next_launch_].pending == 0)
     launch(buckets_[next_launch_++]);
   // Drive the started allreduces forward while backward computes (MPI progresses inside calls).
   for (size_t i = 0; i < next_launch_; ++i) buckets_[i].work.test();
 }
 
-void GradientReducer::launch(Bucket& b) {
+void GradientReducer::fill(Bucket& b) {
+  // Each gradient enters its slot already divided by the number of ranks (one pass over it), so
+  // the sum the allreduce makes is the average.
   NoGradGuard no_grad;
+  const double scale = 1.0 / comm_.size();
   for (size_t j = 0; j < b.params.size(); ++j) {
     const Tensor& p = params_[b.params[j]];
     Tensor slot = b.flat.narrow(0, b.offset[j], p.numel());
     const Tensor g = p.grad();
-    if (g.defined())
-      copy_(slot, g.reshape({p.numel()}));
-    else
+    if (!g.defined())
       fill_(slot, 0.0);
+    else if (scale != 1.0)
+      scaled_copy_(slot, g.reshape({p.numel()}), scale);
+    else if (g.data_ptr() != slot.data_ptr())
+      copy_(slot, g.reshape({p.numel()}));
   }
+}
+
+void GradientReducer::launch(Bucket& b) {
+  fill(b);
   b.launched = true;
   b.work = comm_.allreduce(b.flat);
 }
@@ -119,14 +130,12 @@ void GradientReducer::finish() {
   if (!in_step_) return;
   for (Bucket& b : buckets_) b.pending = 0;  // gradients that never came count as zeros
   launch_ready_buckets();
-  NoGradGuard no_grad;
-  const double scale = 1.0 / comm_.size();
+  Bucket& last = buckets_.back();
+  fill(last);
+  const auto start = std::chrono::steady_clock::now();
+  comm_.allreduce_blocking(last.flat);
   for (Bucket& b : buckets_) {
-    const auto start = std::chrono::steady_clock::now();
-    b.work.wait();
-    wait_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (comm_.size() > 1) mul_(b.flat, scale);
+    b.work.wait();                                  // done already for the last bucket
     for (size_t j = 0; j < b.params.size(); ++j) {  // no copy back: views into the bucket
       Tensor& p = params_[b.params[j]];
       p.set_grad(b.flat.narrow(0, b.offset[j], p.numel()).view(p.shape()));
@@ -134,6 +143,7 @@ void GradientReducer::finish() {
     b.launched = false;
     b.pending = b.params.size();
   }
+  wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fill(ready_.begin(), ready_.end(), false);
   next_launch_ = 0;
   in_step_ = false;

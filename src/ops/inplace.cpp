@@ -43,19 +43,33 @@ void add_(const Tensor& dst, const Tensor& src, double alpha) {
   Tensor s = prepared_source(dst, src, "add_");
   if (alpha != 1.0) {
     Tensor scaled = ops::empty_on(dst.shape(), dst.dtype(), dst.device());
-    Tensor a = ops::cast_raw(scalar_tensor(alpha, TensorOptions(DType::f64).device(dst.device())), dst.dtype());
-    lookup<BinaryKernel>(OpId::mul, dst.device().kind, dst.dtype())(scaled, s,
-                                                                    ops::broadcast_view(a, dst.shape()));
+    Tensor a = ops::cast_raw(scalar_tensor(alpha, TensorOptions(DType::f64).device(dst.device())),
+                             dst.dtype());
+    lookup<BinaryKernel>(OpId::mul, dst.device().kind, dst.dtype())(
+        scaled, s, ops::broadcast_view(a, dst.shape()));
     s = scaled;
   }
   lookup<BinaryKernel>(OpId::add, dst.device().kind, dst.dtype())(dst, dst, s);
 }
 
+namespace {
+// dst = value * src, src already prepared (dst's dtype, device and shape).
+void multiply_into(const Tensor& dst, const Tensor& src, double value) {
+  Tensor a = ops::cast_raw(scalar_tensor(value, TensorOptions(DType::f64).device(dst.device())),
+                           dst.dtype());
+  lookup<BinaryKernel>(OpId::mul, dst.device().kind, dst.dtype())(
+      dst, src, ops::broadcast_view(a, dst.shape()));
+}
+}  // namespace
+
 void mul_(const Tensor& dst, double value) {
   check_writable(dst, "mul_");
-  Tensor a = ops::cast_raw(scalar_tensor(value, TensorOptions(DType::f64).device(dst.device())), dst.dtype());
-  lookup<BinaryKernel>(OpId::mul, dst.device().kind, dst.dtype())(dst, dst,
-                                                                  ops::broadcast_view(a, dst.shape()));
+  multiply_into(dst, dst, value);
+}
+
+void scaled_copy_(const Tensor& dst, const Tensor& src, double value) {
+  check_writable(dst, "scaled_copy_");
+  multiply_into(dst, prepared_source(dst, src, "scaled_copy_"), value);
 }
 
 }  // namespace exadnn

@@ -100,7 +100,7 @@ TEST(DataParallel, DifferentModelsOnDifferentRanksAreRefused) {
 // Parameters of awkward sizes whose gradient on rank r is (r + 1) * (index + 1).
 class ReducerTest : public ::testing::TestWithParam<DType> {};
 
-TEST_P(ReducerTest, AwkwardBucketsAverageExactly) {
+TEST_P(ReducerTest, AwkwardBucketsAverage) {
   const DType dt = GetParam();
   Communicator comm = Communicator::world();
   const int r = comm.rank(), p = comm.size();
@@ -118,11 +118,21 @@ TEST_P(ReducerTest, AwkwardBucketsAverageExactly) {
       reducer.mark_ready(k);
     }
     reducer.finish();
+    // Each rank's gradient is divided by p before the sum: exact when p is a power of two,
+    // rounded once per term (within the dtype's tolerance) otherwise.
+    const bool exact = (p & (p - 1)) == 0;
     for (size_t k = 0; k < params.size(); ++k) {
       const double expected = k == 3 ? 0.0 : (k + 1) * (p + 1) / 2.0;
       const auto v = values(params[k].grad());
-      EXPECT_EQ(*std::min_element(v.begin(), v.end()), expected) << "param " << k;
-      EXPECT_EQ(*std::max_element(v.begin(), v.end()), expected) << "param " << k;
+      if (exact) {
+        EXPECT_EQ(*std::min_element(v.begin(), v.end()), expected) << "param " << k;
+        EXPECT_EQ(*std::max_element(v.begin(), v.end()), expected) << "param " << k;
+      } else {
+        EXPECT_TRUE(exadnn::testing::all_close(params[k].grad(),
+                                               std::vector<double>(v.size(), expected),
+                                               exadnn::testing::tolerance_for(dt)))
+            << "param " << k;
+      }
     }
   }
 }

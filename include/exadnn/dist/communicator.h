@@ -59,6 +59,10 @@ class Communicator {
 
   /// In place: every rank's `t` becomes the reduction over all ranks.
   Work allreduce(Tensor t, ReduceOp op = ReduceOp::sum) const;
+  /// Blocking allreduce for when nothing is left to overlap: waits (with the timeout diagnosis)
+  /// until every rank has arrived, then runs the blocking MPI_Allreduce, which Open MPI does
+  /// 1.3-1.7x faster than the non-blocking one within a node.
+  void allreduce_blocking(Tensor t, ReduceOp op = ReduceOp::sum) const;
   /// In place: every rank's `t` becomes root's.
   Work broadcast(Tensor t, int root) const;
   /// `out` ([size, *in.shape] or any contiguous tensor of size × in.numel()) receives every

@@ -45,12 +45,14 @@ class GradientReducer {
   /// made the same buckets and throws an Error naming the first rank that did not.
   GradientReducer(std::vector<Tensor> params, Communicator comm, ReducerOptions options = {});
 
-  /// Parameter `index`'s gradient is final for this step: copy it into its bucket, and start
-  /// the allreduce of every bucket, in order, whose gradients are all ready.
+  /// Parameter `index`'s gradient is final for this step: start the allreduce of every bucket,
+  /// in order, whose gradients are all ready (gradients are copied in, divided by the number of
+  /// ranks, as their bucket starts). The last bucket is left to finish().
   void mark_ready(size_t index);
-  /// Starts the buckets not started yet (a parameter without a gradient contributes zeros),
-  /// waits for all, and makes each parameter's .grad() the averaged gradient: a view into its
-  /// bucket (no copy), overwritten by the next step's reduction.
+  /// Starts the buckets not started yet (a parameter without a gradient contributes zeros; the
+  /// last bucket with the blocking allreduce), waits for all, and makes each parameter's .grad()
+  /// the averaged gradient: a view into its bucket (no copy), overwritten by the next step's
+  /// reduction.
   void finish();
   /// True between the first mark_ready() of a step and its finish().
   bool in_step() const { return in_step_; }
@@ -61,7 +63,8 @@ class GradientReducer {
   /// "3 buckets: [0] 10 f32 (40 B), ..." — what every rank must agree on.
   std::string layout() const;
 
-  /// Seconds finish() has spent blocked on communication, summed over steps.
+  /// Seconds finish() has spent on communication (the last bucket's allreduce and the waits for
+  /// the others), summed over steps.
   double wait_seconds() const { return wait_seconds_; }
   const Communicator& communicator() const { return comm_; }
 
@@ -76,6 +79,7 @@ class GradientReducer {
   };
 
   void launch_ready_buckets();
+  void fill(Bucket& bucket);
   void launch(Bucket& bucket);
   void check_layout_agrees();
 

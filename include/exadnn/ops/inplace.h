@@ -14,5 +14,7 @@ void fill_(const Tensor& dst, double value);
 void add_(const Tensor& dst, const Tensor& src, double alpha = 1.0);
 /// dst *= value.
 void mul_(const Tensor& dst, double value);
+/// dst = value * src (src broadcast and converted to dst's dtype): a copy and a scale in one pass.
+void scaled_copy_(const Tensor& dst, const Tensor& src, double value);
 
 }  // namespace exadnn
