@@ -16,7 +16,8 @@ TEST(InplaceCopy, IntoStridedViewWithBroadcastAndConversion) {
   const Tensor base = zeros({3, 6}, DType::f64);
   const Tensor view = base.slice(1, 0, 6, 2);
   copy_(view, from_vector<int32_t>({1, -2, 3}));
-  EXPECT_TRUE(matches(base, DType::f64, {{3, 6}, {1, 0, -2, 0, 3, 0, 1, 0, -2, 0, 3, 0, 1, 0, -2, 0, 3, 0}}));
+  EXPECT_TRUE(matches(base, DType::f64,
+                      {{3, 6}, {1, 0, -2, 0, 3, 0, 1, 0, -2, 0, 3, 0, 1, 0, -2, 0, 3, 0}}));
   // a transposed view receiving a column broadcast from f32
   const Tensor m = zeros({2, 3}, DType::i64);
   copy_(m.t(), make({7, 8, 9}, {3, 1}, DType::f32));
@@ -33,7 +34,8 @@ TEST(InplaceCopy, ConvertsBetweenEveryDtype) {
       Values expected = exadnn::testing::values(src);
       if (to == DType::boolean)
         for (double& x : expected) x = x != 0.0;
-      EXPECT_TRUE(matches(dst, to, {{2, 2}, expected})) << dtype_name(from) << " -> " << dtype_name(to);
+      EXPECT_TRUE(matches(dst, to, {{2, 2}, expected}))
+          << dtype_name(from) << " -> " << dtype_name(to);
     }
 }
 
@@ -95,6 +97,19 @@ TEST(InplaceMul, ScalesEveryElement) {
   EXPECT_TRUE(matches(h, DType::f16, {{2}, {3.0, -4.0}}));
 }
 
+TEST(InplaceScaledCopy, WritesScaledSourceConvertedAndBroadcast) {
+  const Tensor dst = zeros({2, 3}, DType::f32);
+  scaled_copy_(dst, make({1, -2, 3, 4, 5, 6}, {2, 3}, DType::f64), 0.25);
+  EXPECT_TRUE(matches(dst, DType::f32, {{2, 3}, {0.25, -0.5, 0.75, 1, 1.25, 1.5}}));
+  scaled_copy_(dst.slice(1, 0, 3, 2), make({2, 4}, {2}, DType::f32), -1.0);  // [2] over [2, 2]
+  EXPECT_TRUE(matches(dst, DType::f32, {{2, 3}, {-2, -0.5, -4, -2, 1.25, -4}}));
+  const Tensor same = make({1, 2, 3}, {3}, DType::bf16);
+  scaled_copy_(same, same, 2.0);  // source aliasing the destination
+  EXPECT_TRUE(matches(same, DType::bf16, {{3}, {2, 4, 6}}));
+  EXPECT_EXADNN_ERROR(scaled_copy_(dst, zeros({4}, DType::f32), 1.0), "scaled_copy_",
+                      "cannot be broadcast");
+}
+
 TEST(InplaceAutograd, RequiresGradOutsideNoGradThrows) {
   const Tensor w = exadnn::testing::random_leaf({2, 3}, 1);
   const Tensor src = zeros({2, 3}, DType::f64);
@@ -102,11 +117,13 @@ TEST(InplaceAutograd, RequiresGradOutsideNoGradThrows) {
   EXPECT_EXADNN_ERROR(fill_(w, 1.0), "fill_", "requires grad");
   EXPECT_EXADNN_ERROR(add_(w, src, 2.0), "add_", "requires grad");
   EXPECT_EXADNN_ERROR(mul_(w, 2.0), "mul_", "requires grad");
+  EXPECT_EXADNN_ERROR(scaled_copy_(w, src, 2.0), "scaled_copy_", "requires grad");
   // a non-leaf that requires grad (the output of an op) too
   const Tensor y = w * 2.0;
   EXPECT_EXADNN_ERROR(mul_(y, 2.0), "mul_", "requires grad");
   // unchanged by the rejected updates
-  EXPECT_TRUE(matches(w, DType::f64, {{2, 3}, exadnn::testing::values(exadnn::testing::random_leaf({2, 3}, 1))}));
+  EXPECT_TRUE(matches(w, DType::f64,
+                      {{2, 3}, exadnn::testing::values(exadnn::testing::random_leaf({2, 3}, 1))}));
 }
 
 TEST(InplaceAutograd, AllowedUnderNoGradGuard) {
