@@ -2,6 +2,7 @@
 //   exadnn info                       build, BLAS/oneDNN configuration and chosen fast paths
 //   exadnn train [--config FILE] ...  train a model (default: an MLP on Fashion-MNIST)
 //   exadnn eval --checkpoint FILE     score a saved model on its test set
+//   exadnn flow run|check|graph FILE  workflows (run under mpirun; see docs/workflows.md)
 // Errors print one clear message and exit with a non-zero code.
 #include <CLI/CLI.hpp>
 #include <exadnn/exadnn.h>
@@ -11,6 +12,12 @@
 #include "config.h"
 #include "distribution.h"
 #include "trainer.h"
+#ifdef EXADNN_WITH_FLOW
+#include "flow_command.h"
+#endif
+#ifdef EXADNN_HAS_CUDA
+#include <exadnn/backend/cuda/cuda.h>
+#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"exadnn: deep learning for HPC machines"};
@@ -37,6 +44,10 @@ int main(int argc, char** argv) {
   std::string checkpoint;
   eval->add_option("--checkpoint", checkpoint, "checkpoint file")->required()->check(CLI::ExistingFile);
 
+#ifdef EXADNN_WITH_FLOW
+  const auto flow = exadnn::cli::add_flow_command(app);
+#endif
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,6 +58,11 @@ int main(int argc, char** argv) {
     if (info->parsed()) {
       if (info_threads > 0) exadnn::set_num_threads(info_threads);
       std::printf("%s", exadnn::runtime_info().c_str());
+#ifdef EXADNN_HAS_CUDA
+      std::printf("%s", exadnn::cuda::report().c_str());
+#else
+      std::printf("CUDA: not in this build (configure with nvcc available, -DEXADNN_CUDA=ON)\n");
+#endif
     } else if (train->parsed()) {
       if (print_config) {
         std::printf("%s", exadnn::cli::default_config_yaml().c_str());
@@ -60,6 +76,11 @@ int main(int argc, char** argv) {
     } else if (eval->parsed()) {
       exadnn::cli::evaluate_checkpoint(checkpoint);
     }
+#ifdef EXADNN_WITH_FLOW
+    else if (flow->flow->parsed()) {
+      return exadnn::cli::run_flow_command(*flow);
+    }
+#endif
   } catch (const std::exception& e) {
     // In an MPI job this ends every rank with the message (none is left waiting for this one).
     if (exadnn::cli::abort_job(e.what(), 1)) return 1;

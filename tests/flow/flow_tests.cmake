@@ -5,8 +5,17 @@ if(flow_sources)
   add_executable(exadnn_flow_tests ${flow_sources} ${CMAKE_CURRENT_SOURCE_DIR}/dist/mpi_main.cpp)
   target_link_libraries(exadnn_flow_tests PRIVATE exadnn_flow exadnn_test_support)
   target_include_directories(exadnn_flow_tests PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  # A module in a shared library (`run: lib.so:symbol`), and the control files of the parser tests.
+  add_library(exadnn_flow_test_library SHARED ${CMAKE_CURRENT_SOURCE_DIR}/flow/flow_test_library.cpp)
+  target_link_libraries(exadnn_flow_test_library PRIVATE exadnn_flow)
+  add_dependencies(exadnn_flow_tests exadnn_flow_test_library)
+  target_compile_definitions(exadnn_flow_tests PRIVATE
+    EXADNN_FLOW_TEST_LIBRARY="$<TARGET_FILE:exadnn_flow_test_library>"
+    EXADNN_FLOW_CONTROL_FILES="${CMAKE_CURRENT_SOURCE_DIR}/flow/control_files")
   # GoogleTest suites of tests/flow, each run at every rank count below.
   set(EXADNN_FLOW_SUITES)
+  list(APPEND EXADNN_FLOW_SUITES ChannelTest TupleSpaceTest)  # COMMLIB
+  list(APPEND EXADNN_FLOW_SUITES Executive)  # the Executive
   foreach(np 2 3 4)
     foreach(suite ${EXADNN_FLOW_SUITES})
       string(REPLACE "/" "_" suite_name ${suite})
@@ -17,4 +26,22 @@ if(flow_sources)
         LABELS "flow" TIMEOUT 300 ENVIRONMENT "EXADNN_DIST_TIMEOUT=60;OMP_NUM_THREADS=1")
     endforeach()
   endforeach()
+  # The control-file parser needs no peers: one rank.
+  add_test(NAME flow.np1.ControlFile
+    COMMAND ${EXADNN_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:exadnn_flow_tests> --gtest_filter=ControlFile.*)
+  set_tests_properties(flow.np1.ControlFile PROPERTIES LABELS "flow" TIMEOUT 120)
+  # `exadnn flow` itself: check/graph, a throwing module (stop and continue), and the examples.
+  if(TARGET exadnn_cli)
+    string(REPLACE ";" " " flow_mpiexec "${EXADNN_MPIEXEC}")
+    set(np_of_commands 1)  # (no mpirun: check and graph)
+    set(np_of_errors 3)
+    set(np_of_sweep 4)
+    set(np_of_in_situ 3)
+    foreach(mode commands errors sweep in_situ)
+      add_test(NAME flow.np${np_of_${mode}}.cli_${mode}
+        COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/flow/cli_flow.sh ${mode} $<TARGET_FILE:exadnn_cli>
+                "${flow_mpiexec}" $<TARGET_FILE:exadnn_flow_test_library>)
+      set_tests_properties(flow.np${np_of_${mode}}.cli_${mode} PROPERTIES LABELS "flow" TIMEOUT 600)
+    endforeach()
+  endif()
 endif()

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "exadnn/core/device.h"
 #include "exadnn/core/error.h"
 
 namespace exadnn::cli {
@@ -273,7 +274,7 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
 
   TrainConfig c;
   if (!check_keys(root, {"data", "model", "loss", "optimizer", "epochs", "threads", "seed",
-                         "distributed", "precision"},
+                         "distributed", "precision", "device"},
                   "the top level", problems)) {
     problems.throw_if_any();
   }
@@ -297,6 +298,17 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
       problems.add(d["mode"] ? d["mode"] : d,
                    "'distributed.mode' must be one of allreduce, param_server, async_rma (MPI; run "
                    "under mpirun), hogwild, threads_locked, threads_sync (threads of one process)");
+  }
+  read(root, "device", c.device, "config", problems, "a device name");
+  if (root["device"]) {
+    try {
+      const Device device = Device::parse(c.device);
+      if (!device.is_cpu() && (c.hogwild.enabled || c.mpi.enabled))
+        problems.add(root["device"], "'device: " + c.device +
+                                         "' trains in one process; 'distributed' runs on the CPU");
+    } catch (const Error&) {
+      problems.add(root["device"], "'device' is '" + c.device + "' (allowed: cpu, cuda, cuda:N)");
+    }
   }
   if (c.precision == "fp16" && (c.hogwild.enabled || c.mpi.enabled))
     problems.add(root["precision"], "'precision: fp16' (loss scaling) runs in one process only; "

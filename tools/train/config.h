@@ -56,6 +56,9 @@ struct TrainConfig {
   /// fp32, or bf16 / fp16: the forward pass under an autocast scope of that dtype (fp16 adds a
   /// GradScaler); parameters and optimizer stay f32.
   std::string precision = "fp32";
+  /// Where the model trains: cpu, cuda or cuda:N (needs the CUDA backend, exadnn_cuda); batches
+  /// are moved there each step. One process only ('distributed' stays on the CPU).
+  std::string device = "cpu";
   HogwildSpec hogwild;  ///< distributed: {mode: hogwild | threads_locked | threads_sync, ...}
   MpiSpec mpi;          ///< distributed: {mode: allreduce | param_server, ...}
   std::string source;  ///< the YAML text the config came from (stored in checkpoints)

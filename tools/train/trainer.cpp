@@ -66,7 +66,8 @@ Tensor compute_loss(const std::string& loss, const Tensor& output, const Tensor&
 }
 
 // Fraction of test examples whose argmax matches the label.
-double accuracy(nn::Module& model, const TrainingData& data, int64_t batch_size) {
+double accuracy(nn::Module& model, const TrainingData& data, int64_t batch_size,
+                Device device = Device::cpu()) {
   NoGradGuard no_grad;
   model.eval();
   data::DataLoader loader(
@@ -74,8 +75,8 @@ double accuracy(nn::Module& model, const TrainingData& data, int64_t batch_size)
       data::DataLoaderOptions().batch_size(batch_size).shuffle(false).transform(data.transform));
   int64_t correct = 0, total = 0;
   for (const data::Batch& batch : loader) {
-    const Tensor predicted = argmax(model.forward(batch.inputs), 1);
-    correct += sum(eq(predicted, batch.targets.to(DType::i64))).item<int64_t>();
+    const Tensor predicted = argmax(model.forward(batch.inputs.to(device)), 1);
+    correct += sum(eq(predicted, batch.targets.to(DType::i64).to(device))).item<int64_t>();
     total += batch.size();
   }
   model.train();
@@ -168,6 +169,8 @@ double train(const TrainConfig& config, const TrainOptions& options) {
   const bool root = distribution->is_root();  // prints, evaluates, writes files
   const TrainingData data = load_training_data(config.data);
   auto model = build_model(config.model, data.train->input_shape());
+  const Device device = Device::parse(config.device);  // device: cpu | cuda | cuda:N
+  model->to(device);  // before the optimizer takes the parameters
   auto opt = make_optimizer(config.optimizer, model->parameters());
   // precision: bf16 | fp16 — the forward pass under autocast; fp16 scales the loss.
   const DType autocast_dtype = autocast_for(config.precision);
@@ -250,7 +253,8 @@ double train(const TrainConfig& config, const TrainOptions& options) {
         Tensor loss;
         {
           const precision::Autocast autocast(autocast_dtype);  // precision: bf16 | fp16
-          loss = compute_loss(config.loss, model->forward(batch.inputs), batch.targets);
+          loss = compute_loss(config.loss, model->forward(batch.inputs.to(device)),
+                              batch.targets.to(device));
         }
         opt->zero_grad();
         if (scaler.options().enabled()) {  // fp16: dynamic loss scaling (one process)
@@ -275,7 +279,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
       // Scored in training-sized batches: a larger one only raises the peak memory (CNN, batch
       // 1000:
       // about +250 MB of activations).
-      final_accuracy = accuracy(*model, data, config.data.batch_size);
+      final_accuracy = accuracy(*model, data, config.data.batch_size, device);
     }
     const EpochRecord record{
         epoch, totals.loss_sum / static_cast<double>(std::max<int64_t>(totals.batches, 1)),

@@ -1,0 +1,333 @@
+// Channel: header message (kind, dtype, shape, byte count; small payloads inline), then the
+// payload straight from tensor memory on the next tag. See include/exadnn/flow/channel.h.
+#include "exadnn/flow/channel.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "commlib_mpi.h"
+#include "dist/comm_state.h"
+#include "exadnn/dist/mpi_interop.h"
+#include "exadnn/ops/factories.h"
+#include "wire.h"
+
+namespace exadnn::flow {
+
+namespace {
+
+constexpr uint32_t kMagic = 0x43484e4c;          // "CHNL"
+constexpr size_t kChunkBytes = size_t{1} << 30;  // largest payload piece of one MPI message
+
+// What a header announces.
+struct Header {
+  int dtype = -1;          // DType code, or -1 for a raw array of a type without one
+  uint32_t elem_size = 1;  // bytes per element
+  Shape shape;             // the tensor's shape; raw arrays: [count]
+  uint64_t nbytes = 0;     // payload size
+  bool inline_payload = false;
+};
+
+// A received header and, when the payload rode along, where it starts.
+struct Incoming {
+  Header header;
+  int source = -1;  // rank of the sender
+  std::vector<std::byte> buffer;
+  size_t payload_at = 0;
+};
+
+// Starts sending `nbytes` at `data` in pieces of at most kChunkBytes.
+void isend_payload(const void* data, uint64_t nbytes, int dest, int tag, MPI_Comm comm,
+                   std::vector<MPI_Request>& requests, const std::string& where) {
+  const auto* p = static_cast<const std::byte*>(data);
+  for (uint64_t at = 0; at < nbytes; at += kChunkBytes) {
+    const int n = static_cast<int>(std::min<uint64_t>(kChunkBytes, nbytes - at));
+    requests.push_back(MPI_REQUEST_NULL);
+    detail::check_mpi(MPI_Isend(p + at, n, MPI_BYTE, dest, tag, comm, &requests.back()), where,
+                      "MPI_Isend of the payload");
+  }
+}
+
+}  // namespace
+
+Channel::Channel(dist::Communicator comm, ChannelEnds ends)
+    : comm_(std::move(comm)), ends_(std::move(ends)) {
+  where_ = "flow::Channel '" + ends_.name + "'";
+  const std::string& where = where_;
+  EXADNN_CHECK(!ends_.senders.empty(), where, "has no sending ranks");
+  EXADNN_CHECK(!ends_.receivers.empty(), where, "has no receiving ranks");
+  const int top = detail::max_tag(dist::native_handle(comm_));
+  EXADNN_CHECK(ends_.tag >= 0 && ends_.tag <= (top - 1) / 2, where, "tag ", ends_.tag,
+               " is outside 0 .. ", (top - 1) / 2, " (each channel uses MPI tags 2t and 2t+1)");
+  auto check_side = [&](const std::vector<int>& ranks, const char* side) {
+    std::set<int> seen;
+    for (int r : ranks) {
+      EXADNN_CHECK(r >= 0 && r < comm_.size(), where, side, " rank ", r,
+                   " is not a rank of the communicator of ", comm_.size());
+      EXADNN_CHECK(seen.insert(r).second, where, side, " rank ", r, " appears twice");
+    }
+  };
+  check_side(ends_.senders, "sender");
+  check_side(ends_.receivers, "receiver");
+  const int me = comm_.rank();
+  auto index_of = [me](const std::vector<int>& ranks) {
+    auto it = std::find(ranks.begin(), ranks.end(), me);
+    return it == ranks.end() ? -1 : static_cast<int>(it - ranks.begin());
+  };
+  sender_index_ = index_of(ends_.senders);
+  receiver_index_ = index_of(ends_.receivers);
+}
+
+int Channel::default_receiver() const {
+  EXADNN_CHECK(is_sender(), "flow::Channel '" + ends_.name + "'", "rank ", comm_.rank(),
+               " is not a sender, so it has no default receiver");
+  return sender_index_ % receiver_count();
+}
+
+int Channel::default_sender() const {
+  EXADNN_CHECK(is_receiver(), "flow::Channel '" + ends_.name + "'", "rank ", comm_.rank(),
+               " is not a receiver, so it has no default sender");
+  return receiver_index_ % sender_count();
+}
+
+std::vector<int> Channel::default_senders() const {
+  EXADNN_CHECK(is_receiver(), "flow::Channel '" + ends_.name + "'", "rank ", comm_.rank(),
+               " is not a receiver, so it has no default senders");
+  std::vector<int> out;
+  for (int i = receiver_index_; i < sender_count(); i += receiver_count()) out.push_back(i);
+  return out;
+}
+
+int Channel::sender_peer(int peer, const char* op) const {
+  const std::string& where = where_;
+  EXADNN_CHECK(is_sender(), where, op, " on rank ", comm_.rank(),
+               ", which is not one of the channel's senders (ranks of the sending module)");
+  if (peer == kDefaultPeer) return default_receiver();
+  EXADNN_CHECK(peer >= 0 && peer < receiver_count(), where, op, ": receiver index ", peer,
+               " is outside 0 .. ", receiver_count() - 1);
+  return peer;
+}
+
+int Channel::receiver_peer(int peer, const char* op) const {
+  const std::string& where = where_;
+  EXADNN_CHECK(is_receiver(), where, op, " on rank ", comm_.rank(),
+               ", which is not one of the channel's receivers (ranks of the receiving module)");
+  if (peer == kDefaultPeer) return default_sender();
+  EXADNN_CHECK(peer >= 0 && peer < sender_count(), where, op, ": sender index ", peer,
+               " is outside 0 .. ", sender_count() - 1);
+  return peer;
+}
+
+namespace {
+
+// Starts the header and payload sends of one message and wraps them in a Work that keeps
+// `keep` (the tensor read from) alive until they complete.
+dist::Work start_message(const dist::Communicator& comm, const Header& h, const void* payload,
+                         int dest, int tag, std::vector<Tensor> keep, std::string what) {
+  const bool inline_payload = h.nbytes <= Channel::kInlineBytes;
+  detail::ByteWriter w;
+  w.reserve(64 + 8 * h.shape.size() + (inline_payload ? h.nbytes : 0));
+  w.put<uint32_t>(kMagic);
+  w.put<int32_t>(h.dtype);
+  w.put<uint32_t>(h.elem_size);
+  detail::write_meta(w, h.dtype >= 0 ? static_cast<DType>(h.dtype) : DType::u8, h.shape);
+  w.put<uint64_t>(h.nbytes);
+  w.put<uint8_t>(inline_payload ? 1 : 0);
+  if (inline_payload) w.append(payload, h.nbytes);
+
+  auto state = std::make_shared<dist::detail::WorkState>();
+  state->comm = comm.state();
+  state->what = std::move(what);
+  state->keep_alive = std::move(keep);
+  auto header = std::make_shared<std::vector<std::byte>>(std::move(w.buffer()));
+  // The header buffer lives in the completion step, which the Work drops once it has run.
+  state->on_complete = [header] {};
+  const MPI_Comm mpi = dist::native_handle(comm);
+  state->requests.push_back(MPI_REQUEST_NULL);
+  const int rc = MPI_Isend(header->data(), static_cast<int>(header->size()), MPI_BYTE, dest,
+                           2 * tag, mpi, &state->requests.back());
+  if (rc != MPI_SUCCESS)
+    detail::throw_mpi_error(rc, "flow::Channel", state->what + ": MPI_Isend of the header");
+  if (!inline_payload)
+    isend_payload(payload, h.nbytes, dest, 2 * tag + 1, mpi, state->requests, "flow::Channel");
+  return dist::Work(std::move(state));
+}
+
+// Blocks for the next header from `source` (or MPI_ANY_SOURCE) on `tag`.
+Incoming receive_header(const dist::Communicator& comm, int source, int tag,
+                        const std::string& where) {
+  const MPI_Comm mpi = dist::native_handle(comm);
+  MPI_Message message;
+  MPI_Status status;
+  detail::check_mpi(MPI_Mprobe(source, 2 * tag, mpi, &message, &status), where, "MPI_Mprobe");
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  Incoming in;
+  in.source = status.MPI_SOURCE;
+  in.buffer.resize(static_cast<size_t>(count));
+  detail::check_mpi(MPI_Mrecv(in.buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
+                    where, "MPI_Mrecv of a header");
+  detail::ByteReader r(in.buffer.data(), in.buffer.size(), where);
+  EXADNN_CHECK(r.get<uint32_t>() == kMagic, where, "message from rank ", in.source,
+               " is not a channel header (another user of tag ", 2 * tag, "?)");
+  in.header.dtype = r.get<int32_t>();
+  in.header.elem_size = r.get<uint32_t>();
+  in.header.shape = detail::read_meta(r).shape;
+  in.header.nbytes = r.get<uint64_t>();
+  in.header.inline_payload = r.get<uint8_t>() != 0;
+  if (in.header.inline_payload) {
+    in.payload_at = r.position();
+    r.take(in.header.nbytes);
+  }
+  return in;
+}
+
+// Receives (or copies, when inline) the payload announced by `in` into `dst`.
+void receive_payload(const dist::Communicator& comm, const Incoming& in, void* dst, int tag,
+                     const std::string& where) {
+  const uint64_t nbytes = in.header.nbytes;
+  if (in.header.inline_payload) {
+    if (nbytes) std::memcpy(dst, in.buffer.data() + in.payload_at, nbytes);
+    return;
+  }
+  const MPI_Comm mpi = dist::native_handle(comm);
+  auto* p = static_cast<std::byte*>(dst);
+  for (uint64_t at = 0; at < nbytes; at += kChunkBytes) {
+    const int n = static_cast<int>(std::min<uint64_t>(kChunkBytes, nbytes - at));
+    detail::check_mpi(MPI_Recv(p + at, n, MPI_BYTE, in.source, 2 * tag + 1, mpi, MPI_STATUS_IGNORE),
+                      where, "MPI_Recv of the payload");
+  }
+}
+
+// A new tensor for the message `in` (raw arrays of types without a dtype become u8 bytes).
+Tensor tensor_for(const Header& h) {
+  if (h.dtype < 0) return empty({static_cast<int64_t>(h.nbytes)}, DType::u8);
+  return empty(h.shape, static_cast<DType>(h.dtype));
+}
+
+// "channel 'x' send of 4096 bytes to receiver 1 (rank 3)", for the Work (built without streams:
+// it is made for every message).
+std::string describe_send(const std::string& name, const char* op, uint64_t nbytes, int receiver,
+                          int dest) {
+  return "channel '" + name + "' " + op + " of " + std::to_string(nbytes) + " bytes to receiver " +
+         std::to_string(receiver) + " (rank " + std::to_string(dest) + ")";
+}
+
+std::string describe_tensor(const Tensor& t) {
+  return exadnn::detail::cat(t.numel(), " ", dtype_name(t.dtype()), " ", t.shape().str());
+}
+
+}  // namespace
+
+dist::Work Channel::send(const Tensor& t, int peer) {
+  return send_tensor(t, peer, "send");
+}
+
+dist::Work Channel::move(Tensor&& t, int peer) {
+  Tensor taken = std::move(t);
+  t = Tensor();
+  return send_tensor(std::move(taken), peer, "move");
+}
+
+dist::Work Channel::send_tensor(Tensor t, int peer, const char* op) {
+  const std::string& where = where_;
+  const int receiver = sender_peer(peer, op);
+  EXADNN_CHECK(t.defined(), where, op, " of an undefined tensor");
+  if (!t.device().is_cpu()) t = t.to(Device::cpu());
+  if (!t.is_contiguous()) t = t.contiguous();
+  Header h;
+  h.dtype = static_cast<int>(t.dtype());
+  h.elem_size = static_cast<uint32_t>(t.element_size());
+  h.shape = t.shape();
+  h.nbytes = t.nbytes();
+  const int dest = ends_.receivers[static_cast<size_t>(receiver)];
+  std::string what = describe_send(ends_.name, op, h.nbytes, receiver, dest);
+  const void* payload = t.data_ptr();
+  return start_message(comm_, h, payload, dest, ends_.tag, {std::move(t)}, std::move(what));
+}
+
+dist::Work Channel::send_raw(const void* data, size_t count, size_t elem_size, int dtype,
+                             int peer) {
+  const int receiver = sender_peer(peer, "send");
+  Header h;
+  h.dtype = dtype;
+  h.elem_size = static_cast<uint32_t>(elem_size);
+  h.shape = Shape{static_cast<int64_t>(count)};
+  h.nbytes = count * elem_size;
+  const int dest = ends_.receivers[static_cast<size_t>(receiver)];
+  std::string what = describe_send(ends_.name, "send", h.nbytes, receiver, dest);
+  return start_message(comm_, h, data, dest, ends_.tag, {}, std::move(what));
+}
+
+Tensor Channel::recv(int peer) {
+  const std::string& where = where_;
+  const int sender = receiver_peer(peer, "recv");
+  Incoming in = receive_header(comm_, ends_.senders[static_cast<size_t>(sender)], ends_.tag, where);
+  Tensor out = tensor_for(in.header);
+  receive_payload(comm_, in, out.data_ptr(), ends_.tag, where);
+  return out;
+}
+
+ChannelMessage Channel::recv_any() {
+  const std::string& where = where_;
+  receiver_peer(kDefaultPeer, "recv_any");
+  Incoming in = receive_header(comm_, MPI_ANY_SOURCE, ends_.tag, where);
+  Tensor out = tensor_for(in.header);
+  receive_payload(comm_, in, out.data_ptr(), ends_.tag, where);
+  auto it = std::find(ends_.senders.begin(), ends_.senders.end(), in.source);
+  EXADNN_CHECK(it != ends_.senders.end(), where, "received a message from rank ", in.source,
+               ", which is not one of the channel's senders");
+  return {std::move(out), static_cast<int>(it - ends_.senders.begin())};
+}
+
+void Channel::recv_into(Tensor& out, int peer) {
+  const std::string& where = where_;
+  const int sender = receiver_peer(peer, "recv_into");
+  EXADNN_CHECK(out.defined(), where, "recv_into an undefined tensor");
+  EXADNN_CHECK(out.is_contiguous() && out.device().is_cpu(), where,
+               "recv_into needs a contiguous host tensor, got ", describe_tensor(out),
+               out.device().is_cpu() ? " (not contiguous)" : " on " + out.device().str());
+  Incoming in = receive_header(comm_, ends_.senders[static_cast<size_t>(sender)], ends_.tag, where);
+  const Header& h = in.header;
+  const bool fits =
+      h.nbytes == out.nbytes() &&
+      (h.dtype < 0 ? out.dtype() == DType::u8 : static_cast<DType>(h.dtype) == out.dtype());
+  if (!fits) {
+    // Take the payload anyway, so the channel stays in step, then report the mismatch.
+    Tensor drained = tensor_for(h);
+    receive_payload(comm_, in, drained.data_ptr(), ends_.tag, where);
+    throw Error(where,
+                exadnn::detail::cat("recv_into a tensor of ", describe_tensor(out), ", but sender ",
+                                    sender, " sent ", describe_tensor(drained)));
+  }
+  receive_payload(comm_, in, out.data_ptr(), ends_.tag, where);
+}
+
+size_t Channel::recv_raw(void* out, size_t capacity, size_t elem_size, int peer) {
+  const std::string& where = where_;
+  const int sender = receiver_peer(peer, "recv_into");
+  Incoming in = receive_header(comm_, ends_.senders[static_cast<size_t>(sender)], ends_.tag, where);
+  const Header& h = in.header;
+  const bool fits = h.elem_size == elem_size && h.nbytes <= capacity * elem_size;
+  if (!fits) {
+    Tensor drained = tensor_for(h);
+    receive_payload(comm_, in, drained.data_ptr(), ends_.tag, where);
+    throw Error(where, exadnn::detail::cat("recv_into a span of ", capacity, " elements of ",
+                                           elem_size, " bytes, but sender ", sender, " sent ",
+                                           h.nbytes / std::max<uint32_t>(h.elem_size, 1),
+                                           " elements of ", h.elem_size, " bytes"));
+  }
+  receive_payload(comm_, in, out, ends_.tag, where);
+  return h.nbytes / elem_size;
+}
+
+void Channel::check_element_size(const Tensor& t, size_t elem_size) const {
+  EXADNN_CHECK(
+      t.nbytes() % elem_size == 0 && (t.dtype() == DType::u8 || t.element_size() == elem_size),
+      "flow::Channel '" + ends_.name + "'", "recv_vector of ", elem_size,
+      "-byte elements, but the message holds ", describe_tensor(t));
+}
+
+}  // namespace exadnn::flow
