@@ -3,7 +3,10 @@
 //   pool1  max 2x2           -> [128, 32, 12, 12]
 //   conv2  [128, 32, 12, 12] * [64, 32, 5, 5] -> [128, 64, 8, 8]
 //   pool2  max 2x2           -> [128, 64, 4, 4]
-// each on both CPU algorithms (algo 0: oneDNN, 1: im2col + GEMM / exadnn's loops):
+// each on both CPU algorithms (algo 0: oneDNN, 1: im2col + GEMM / exadnn's loops) and in two
+// dtypes (bf16 0: f32; 1: bf16 tensors for the layers — oneDNN's bf16 kernels, or widened to f32
+// on the im2col path — and for cnn/step f32 parameters under precision::Autocast(bf16), as
+// `precision: bf16` trains):
 //   conv/forward        conv2d alone (no graph)
 //   conv/train          conv2d forward + backward as in training (conv1: weight and bias
 //                       gradients only, its input is data; conv2: input, weight and bias)
@@ -19,8 +22,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "exadnn/exadnn.h"
+#include "exadnn/precision/autocast.h"
 
 namespace {
 
@@ -43,9 +48,14 @@ ConvAlgorithm algo(int64_t a) {
   return a == 0 ? ConvAlgorithm::onednn : ConvAlgorithm::im2col;
 }
 
+DType dtype(const benchmark::State& state) {
+  return state.range(3) ? DType::bf16 : DType::f32;
+}
+
 void setup(benchmark::State& state) {
   set_num_threads(static_cast<int>(state.range(2)));
-  state.SetLabel(conv_algorithm_name(algo(state.range(1))));
+  state.SetLabel(std::string(conv_algorithm_name(algo(state.range(1)))) + " " +
+                 dtype_name(dtype(state)));
 }
 
 void BM_conv_forward(benchmark::State& state) {
@@ -53,7 +63,9 @@ void BM_conv_forward(benchmark::State& state) {
   ConvAlgorithmGuard guard(algo(state.range(1)));
   const Layer& l = kLayers[state.range(0)];
   Generator gen(1);
-  const Tensor x = randn(l.x, {}, &gen), w = randn(l.w, {}, &gen), b = randn({l.w[0]}, {}, &gen);
+  const DType dt = dtype(state);
+  const Tensor x = randn(l.x, {}, &gen).to(dt), w = randn(l.w, {}, &gen).to(dt),
+               b = randn({l.w[0]}, {}, &gen).to(dt);
   benchmark::DoNotOptimize(conv2d(x, w, b).data_ptr());  // warm-up: primitives, JIT
   for (auto _ : state) {
     Tensor out = conv2d(x, w, b);
@@ -68,10 +80,12 @@ void BM_conv_train(benchmark::State& state) {
   ConvAlgorithmGuard guard(algo(state.range(1)));
   const Layer& l = kLayers[state.range(0)];
   Generator gen(1);
-  Tensor x = randn(l.x, {}, &gen);
+  const DType dt = dtype(state);
+  Tensor x = randn(l.x, {}, &gen).to(dt);
   if (l.input_grad) x.requires_grad_();
-  Tensor w = randn(l.w, {}, &gen).requires_grad_(), b = randn({l.w[0]}, {}, &gen).requires_grad_();
-  const Tensor g = randn(conv2d_output_shape(l.x, l.w), {}, &gen);
+  Tensor w = randn(l.w, {}, &gen).to(dt).requires_grad_();
+  Tensor b = randn({l.w[0]}, {}, &gen).to(dt).requires_grad_();
+  const Tensor g = randn(conv2d_output_shape(l.x, l.w), {}, &gen).to(dt);
   auto step = [&] {
     conv2d(x, w, b).backward(g);
     w.zero_grad();
@@ -90,8 +104,8 @@ void BM_pool_train(benchmark::State& state) {
   ConvAlgorithmGuard guard(algo(state.range(1)));
   const Shape shape = state.range(0) == 0 ? Shape{128, 32, 24, 24} : Shape{128, 64, 8, 8};
   Generator gen(1);
-  Tensor x = randn(shape, {}, &gen).requires_grad_();
-  const Tensor g = randn({shape[0], shape[1], shape[2] / 2, shape[3] / 2}, {}, &gen);
+  Tensor x = randn(shape, {}, &gen).to(dtype(state)).requires_grad_();
+  const Tensor g = randn({shape[0], shape[1], shape[2] / 2, shape[3] / 2}, {}, &gen).to(x.dtype());
   auto step = [&] {
     max_pool2d(x, 2).backward(g);
     x.zero_grad();
@@ -119,7 +133,9 @@ void BM_cnn_step(benchmark::State& state) {
   const Tensor images = rand({n, 1, 28, 28}, {}, &gen);
   Tensor onehot = zeros({n, 10});
   for (int64_t i = 0; i < n; ++i) fill_(onehot.select(0, i).narrow(0, i % 10, 1), 1.0);
+  const DType autocast = dtype(state);
   auto step = [&] {
+    precision::Autocast scope(autocast);
     Tensor h = max_pool2d(relu(conv2d(images, params[0], params[1])), 2);
     h = max_pool2d(relu(conv2d(h, params[2], params[3])), 2);
     h = relu(matmul(h.reshape({n, 1024}), params[4]) + params[5]);
@@ -135,17 +151,19 @@ void BM_cnn_step(benchmark::State& state) {
 }
 
 void layer_args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"layer", "algo", "threads"});
-  for (int64_t threads : {1, 2})
-    for (int64_t layer : {0, 1})
-      for (int64_t a : {0, 1}) b->Args({layer, a, threads});
+  b->ArgNames({"layer", "algo", "threads", "bf16"});
+  for (int64_t bf16 : {0, 1})
+    for (int64_t threads : {1, 2})
+      for (int64_t layer : {0, 1})
+        for (int64_t a : {0, 1}) b->Args({layer, a, threads, bf16});
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 
 void step_args(benchmark::internal::Benchmark* b) {
-  b->ArgNames({"unused", "algo", "threads"});
-  for (int64_t threads : {1, 2})
-    for (int64_t a : {0, 1}) b->Args({0, a, threads});
+  b->ArgNames({"unused", "algo", "threads", "bf16"});
+  for (int64_t bf16 : {0, 1})
+    for (int64_t threads : {1, 2})
+      for (int64_t a : {0, 1}) b->Args({0, a, threads, bf16});
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 

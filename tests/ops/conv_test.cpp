@@ -1,5 +1,6 @@
-// conv2d: forward and gradients against naive loops on both CPU algorithms (oneDNN, im2col),
-// the two algorithms against each other, f64 finite-difference gradient checks, and errors.
+// conv2d: forward and gradients (f32, bf16, f16) against naive loops on both CPU algorithms
+// (oneDNN, im2col), the two algorithms against each other, f64 finite-difference gradient checks,
+// and errors.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -74,31 +75,46 @@ std::string algo_name(const ::testing::TestParamInfo<ConvAlgorithm>& info) {
   return conv_algorithm_name(info.param);
 }
 
-TEST_P(ConvAlgo, ForwardMatchesNaiveLoopF32) {
+// Forward and every gradient of problem c in dtype dt against the naive loop (f64), within dt's
+// tolerance; returns [out, grad x, grad w, grad b (if any)].
+std::vector<Tensor> check_against_naive_loop(const ConvProblem& c, DType dt) {
+  const Data d(c);
+  Tensor x = make(d.x, c.x, dt).requires_grad_();
+  Tensor w = make(d.w, c.w, dt).requires_grad_();
+  Tensor b = c.bias ? make(d.b, {c.w[0]}, dt).requires_grad_() : Tensor();
+  const Tensor out = conv2d(x, w, b, c.p);
+  EXPECT_EQ(out.dtype(), dt);
+  EXPECT_TRUE(matches(out, dt, layerref::conv_forward(c, d.x, d.w, d.b)));
+  const layerref::Values g = quantized(out.numel(), 9);
+  out.backward(make(g, out.shape(), dt));
+  const layerref::ConvGrads ref = layerref::conv_backward(c, d.x, d.w, g);
+  EXPECT_TRUE(matches(x.grad(), dt, Ref{c.x, ref.x}));
+  EXPECT_TRUE(matches(w.grad(), dt, Ref{c.w, ref.w}));
+  if (c.bias) EXPECT_TRUE(matches(b.grad(), dt, Ref{{c.w[0]}, ref.b}));
+  std::vector<Tensor> results{out, x.grad(), w.grad()};
+  if (c.bias) results.push_back(b.grad());
+  return results;
+}
+
+TEST_P(ConvAlgo, ForwardAndGradientsMatchNaiveLoopF32) {
   for (const ConvProblem& c : problems()) {
     SCOPED_TRACE(describe(c));
-    const Data d(c);
-    const Tensor out = conv2d(make(d.x, c.x, DType::f32), make(d.w, c.w, DType::f32),
-                              bias_of(c, d, DType::f32), c.p);
-    EXPECT_TRUE(matches(out, DType::f32, layerref::conv_forward(c, d.x, d.w, d.b)));
+    check_against_naive_loop(c, DType::f32);
   }
 }
 
-TEST_P(ConvAlgo, GradientsMatchNaiveLoopF32) {
-  for (const ConvProblem& c : problems()) {
-    SCOPED_TRACE(describe(c));
-    const Data d(c);
-    Tensor x = make(d.x, c.x, DType::f32).requires_grad_();
-    Tensor w = make(d.w, c.w, DType::f32).requires_grad_();
-    Tensor b = c.bias ? make(d.b, {c.w[0]}, DType::f32).requires_grad_() : Tensor();
-    const Tensor out = conv2d(x, w, b, c.p);
-    const layerref::Values g = quantized(out.numel(), 9);
-    out.backward(make(g, out.shape(), DType::f32));
-    const layerref::ConvGrads ref = layerref::conv_backward(c, d.x, d.w, g);
-    EXPECT_TRUE(matches(x.grad(), DType::f32, Ref{c.x, ref.x}));
-    EXPECT_TRUE(matches(w.grad(), DType::f32, Ref{c.w, ref.w}));
-    if (c.bias) EXPECT_TRUE(matches(b.grad(), DType::f32, Ref{{c.w[0]}, ref.b}));
-  }
+// bf16 runs in oneDNN's bf16 kernels on the oneDNN path and widened to f32 on the im2col path;
+// f16 is widened on both. The quantized data are exact in both formats, so results differ from
+// the reference and from f32 only by the final rounding to 16 bits.
+TEST_P(ConvAlgo, SixteenBitMatchesNaiveLoopAndF32) {
+  for (DType dt : {DType::bf16, DType::f16})
+    for (const ConvProblem& c : problems()) {
+      SCOPED_TRACE(describe(c) + " " + dtype_name(dt));
+      const std::vector<Tensor> half = check_against_naive_loop(c, dt);
+      const std::vector<Tensor> full = check_against_naive_loop(c, DType::f32);
+      for (size_t i = 0; i < half.size(); ++i)
+        EXPECT_TRUE(all_close(half[i], full[i])) << "result " << i << " against f32";
+    }
 }
 
 TEST_P(ConvAlgo, RepeatedCallsGiveTheSameResult) {
@@ -124,14 +140,18 @@ TEST_P(ConvAlgo, OnlyTheBiasRequiresGrad) {
 }
 
 TEST_P(ConvAlgo, EmptyBatch) {
-  Tensor x = zeros({0, 3, 6, 6}).requires_grad_(), w = ones({4, 3, 3, 3}).requires_grad_();
-  Tensor b = ones({4}).requires_grad_();
-  const Tensor out = conv2d(x, w, b, {.padding = 1});
-  EXPECT_EQ(out.shape(), (Shape{0, 4, 6, 6}));
-  sum(out).backward();
-  EXPECT_EQ(x.grad().shape(), (Shape{0, 3, 6, 6}));
-  EXPECT_EQ(exadnn::testing::values(w.grad()), std::vector<double>(w.numel(), 0.0));
-  EXPECT_EQ(exadnn::testing::values(b.grad()), std::vector<double>(4, 0.0));
+  for (DType dt : {DType::f32, DType::bf16, DType::f16}) {
+    SCOPED_TRACE(dtype_name(dt));
+    Tensor x = zeros({0, 3, 6, 6}, dt).requires_grad_(),
+           w = ones({4, 3, 3, 3}, dt).requires_grad_();
+    Tensor b = ones({4}, dt).requires_grad_();
+    const Tensor out = conv2d(x, w, b, {.padding = 1});
+    EXPECT_EQ(out.shape(), (Shape{0, 4, 6, 6}));
+    sum(out).backward();
+    EXPECT_EQ(x.grad().shape(), (Shape{0, 3, 6, 6}));
+    EXPECT_EQ(exadnn::testing::values(w.grad()), std::vector<double>(w.numel(), 0.0));
+    EXPECT_EQ(exadnn::testing::values(b.grad()), std::vector<double>(4, 0.0));
+  }
 }
 
 // Ops may run on several threads at once (asynchronous SGD across cores): the primitive cache and
@@ -281,8 +301,8 @@ TEST(ConvErrors, DtypeMismatchAndUnsupportedDtype) {
                       "f64");
   EXPECT_EXADNN_ERROR(conv2d(zeros({1, 1, 4, 4}), zeros({1, 1, 2, 2}), zeros({1}, DType::f64)),
                       "conv2d", "bias", "f64");
-  EXPECT_EXADNN_ERROR(conv2d(zeros({1, 1, 4, 4}, DType::f16), zeros({1, 1, 2, 2}, DType::f16)),
-                      "no kernel for op 'conv2d_forward'", "f16");
+  EXPECT_EXADNN_ERROR(conv2d(zeros({1, 1, 4, 4}, DType::i32), zeros({1, 1, 2, 2}, DType::i32)),
+                      "no kernel for op 'conv2d_forward'", "i32");
 }
 
 }  // namespace

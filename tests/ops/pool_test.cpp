@@ -1,5 +1,5 @@
-// Pooling: forward and gradients against naive loops on both CPU algorithms, the algorithms
-// against each other, f64 finite-difference gradient checks, and errors.
+// Pooling: forward and gradients (f32, bf16, f16) against naive loops on both CPU algorithms, the
+// algorithms against each other, f64 finite-difference gradient checks, and errors.
 #include <gtest/gtest.h>
 
 #include "layer_ref.h"
@@ -93,6 +93,26 @@ TEST_P(PoolAlgo, GradientMatchesNaiveLoopF32) {
     out.backward(make(g, out.shape(), DType::f32));
     EXPECT_TRUE(matches(x.grad(), DType::f32, Ref{p.x, layerref::pool_backward(p, xv, g)}));
   }
+}
+
+// f16 and bf16 run in exadnn's loops on both paths, comparing and summing in f32. The data are
+// scaled into f16's range and rounded to dt first (so ties appear; the reference breaks them like
+// the kernels do: the first maximum wins); results then differ only by the final rounding.
+TEST_P(PoolAlgo, SixteenBitMatchesNaiveLoop) {
+  for (DType dt : {DType::bf16, DType::f16})
+    for (const PoolProblem& p : problems()) {
+      SCOPED_TRACE(describe(p) + " " + dtype_name(dt));
+      layerref::Values xv = data(p);
+      for (double& v : xv) v *= 80.0 / static_cast<double>(p.x.numel());  // |x| <= ~4
+      xv = exadnn::testing::values(make(xv, p.x, dt));
+      Tensor x = make(xv, p.x, dt).requires_grad_();
+      const Tensor out = run(p, x);
+      EXPECT_EQ(out.dtype(), dt);
+      EXPECT_TRUE(matches(out, dt, layerref::pool_forward(p, xv)));
+      const layerref::Values g = layerref::quantized(out.numel(), 5);
+      out.backward(make(g, out.shape(), dt));
+      EXPECT_TRUE(matches(x.grad(), dt, Ref{p.x, layerref::pool_backward(p, xv, g)}));
+    }
 }
 
 TEST_P(PoolAlgo, InputWithoutBatchAxis) {

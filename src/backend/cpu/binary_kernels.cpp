@@ -40,7 +40,12 @@ struct Arith {
   }
   // a: the gradient of relu's output, b: relu's input.
   static void relu_backward(const Tensor& o, const Tensor& a, const Tensor& b) {
-    run(o, a, b, [](C g, C x) { return x > C(0) ? g : C(0); });
+    if constexpr (is_half_storage<T>)  // g or +0: selected on the bits
+      map_elements<uint16_t, uint16_t, 2>(o, {&a, &b}, [](uint16_t g, uint16_t x) {
+        return positive_bits<T>(x) ? g : uint16_t(0);
+      });
+    else
+      run(o, a, b, [](C g, C x) { return x > C(0) ? g : C(0); });
   }
 };
 

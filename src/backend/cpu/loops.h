@@ -8,11 +8,13 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <type_traits>
 
 #include "exadnn/backend/dispatch.h"
+#include "exadnn/core/half_convert.h"
 #include "exadnn/core/tensor.h"
 
 namespace exadnn::cpu {
@@ -122,6 +124,64 @@ struct StridedLoop {
   }
 };
 
+/// The 16-bit float storage types (computed in float).
+template <class T>
+inline constexpr bool is_half_storage = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+/// Whether 16-bit float bits b (T: Half or BFloat16) encode a value > 0 (+0, negatives and NaN do
+/// not): relu and its gradient select on the bits, with no conversions.
+template <class T>
+constexpr bool positive_bits(uint16_t b) {
+  constexpr uint16_t inf = std::is_same_v<T, BFloat16> ? 0x7f80 : 0x7c00;
+  return static_cast<uint16_t>(b - 1u) < inf;  // b in [1, inf]
+}
+
+namespace loops_detail {
+
+template <class F, class C, int NIn>
+struct MapResult;
+template <class F, class C>
+struct MapResult<F, C, 1> {
+  using type = std::invoke_result_t<F&, C>;
+};
+template <class F, class C>
+struct MapResult<F, C, 2> {
+  using type = std::invoke_result_t<F&, C, C>;
+};
+
+// A dense run with 16-bit operands: inputs widened a block at a time by the vectorised bulk
+// conversions (core/half_convert.h, the same bits as half.h), f applied in float (a loop the
+// compiler vectorises), results rounded back in bulk. Converting element by element through
+// half.h is scalar and branchy: it made bf16 relu slower than f32 relu. Inputs may alias the
+// output element for element (a block is read before it is written).
+template <class TOut, class TIn, int NIn, class F>
+void map_dense_half(TOut* o, const std::array<const TIn*, NIn>& in, int64_t n, F& f) {
+  using C = compute_t<TIn>;
+  using R = typename MapResult<F, C, NIn>::type;
+  constexpr int64_t kBlock = 256;
+  C a[NIn][kBlock];
+  R r[kBlock];
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t m = std::min(kBlock, n - i0);
+    for (int k = 0; k < NIn; ++k) {
+      if constexpr (is_half_storage<TIn>)
+        convert(in[k] + i0, a[k], m);
+      else
+        for (int64_t i = 0; i < m; ++i) a[k][i] = static_cast<C>(in[k][i0 + i]);
+    }
+    if constexpr (NIn == 1)
+      for (int64_t i = 0; i < m; ++i) r[i] = f(a[0][i]);
+    else
+      for (int64_t i = 0; i < m; ++i) r[i] = f(a[0][i], a[1][i]);
+    if constexpr (is_half_storage<TOut> && std::is_same_v<R, float>)
+      convert(r, o + i0, m);
+    else
+      for (int64_t i = 0; i < m; ++i) o[i0 + i] = static_cast<TOut>(r[i]);
+  }
+}
+
+}  // namespace loops_detail
+
 /// Elementwise map out = f(in...) over typed operands, with dense and scalar-broadcast fast paths.
 /// Out has type TOut, inputs type TIn; f takes and returns compute types.
 template <class TOut, class TIn, int NIn, class F>
@@ -135,6 +195,8 @@ void map_elements(const Tensor& out, const std::array<const Tensor*, NIn>& input
     if constexpr (NIn == 1) {
       const TIn* a = reinterpret_cast<const TIn*>(p[1]);
       if (s[0] == sizeof(TOut) && s[1] == sizeof(TIn)) {
+        if constexpr (is_half_storage<TIn> || is_half_storage<TOut>)
+          return loops_detail::map_dense_half<TOut, TIn, 1>(o, {a}, n, f);
         for (int64_t i = 0; i < n; ++i) o[i] = static_cast<TOut>(f(compute_t<TIn>(a[i])));
       } else {
         for (int64_t i = 0; i < n; ++i)
@@ -146,6 +208,8 @@ void map_elements(const Tensor& out, const std::array<const Tensor*, NIn>& input
       const TIn* b = reinterpret_cast<const TIn*>(p[2]);
       constexpr int64_t so = sizeof(TOut), si = sizeof(TIn);
       if (s[0] == so && s[1] == si && s[2] == si) {
+        if constexpr (is_half_storage<TIn> || is_half_storage<TOut>)
+          return loops_detail::map_dense_half<TOut, TIn, 2>(o, {a, b}, n, f);
         for (int64_t i = 0; i < n; ++i)
           o[i] = static_cast<TOut>(f(compute_t<TIn>(a[i]), compute_t<TIn>(b[i])));
       } else if (s[0] == so && s[1] == si && s[2] == 0) {

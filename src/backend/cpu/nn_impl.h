@@ -1,5 +1,6 @@
-// The implementations behind the CPU layer kernels (internal to the CPU backend): oneDNN (f32)
-// and exadnn's own loops (f32, f64). nn_kernels.cpp registers them and picks one per call.
+// The implementations behind the CPU layer kernels (internal to the CPU backend): oneDNN (f32;
+// convolutions also bf16) and exadnn's own loops (f32, f64; pooling also f16, bf16).
+// nn_kernels.cpp registers them and picks one per call.
 #pragma once
 
 #include "exadnn/backend/nn_kernels.h"
@@ -7,6 +8,7 @@
 namespace exadnn::cpu {
 
 namespace onednn {
+/// Convolutions of f32 or bf16 tensors (every tensor argument of one dtype).
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
                     const Tensor& weight, const Tensor& bias);
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
@@ -27,7 +29,7 @@ void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const
                          const Tensor& scale, const Tensor& mean, const Tensor& var);
 }  // namespace onednn
 
-// exadnn's own loops, instantiated for float and double.
+// exadnn's own loops, instantiated for float and double (pooling also for Half and BFloat16).
 namespace native {
 template <class T>
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,

@@ -1,9 +1,12 @@
 // Registers the CPU layer kernels. f32 goes to oneDNN or to exadnn's own loops per call, as
-// conv_algorithm() says; f64 always to exadnn's loops (oneDNN has no f64).
+// conv_algorithm() says; f64 always to exadnn's loops (oneDNN has no f64); f16 and bf16 as said
+// above conv_widened().
 #include "exadnn/backend/nn_kernels.h"
 #include "exadnn/backend/conv_algorithm.h"
+#include "exadnn/core/half.h"
 #include "loops.h"
 #include "nn_impl.h"
+#include "widen_f32.h"
 
 namespace exadnn::cpu {
 
@@ -24,29 +27,63 @@ bool empty(const BatchNormGeometry& g) {
   return g.n * g.c * g.spatial == 0;
 }
 
+// How a 16-bit layer kernel runs: bf16 convolutions in oneDNN (its AVX512-BF16 kernels); f16
+// ones (oneDNN 2.6 has no f16 convolution on CPUs), bf16 ones on the im2col path and 16-bit batch
+// norm widened to f32 (widen_f32.h); 16-bit pooling in exadnn's loops.
+template <class T>
+constexpr bool is_half_type = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+template <class T>
+bool conv_widened() {
+  return std::is_same_v<T, Half> || (std::is_same_v<T, BFloat16> && !use_onednn());
+}
+
 template <class T>
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
                     const Tensor& weight, const Tensor& bias) {
-  if constexpr (std::is_same_v<T, float>)
-    if (use_onednn()) return onednn::conv2d_forward(g, out, x, weight, bias);
-  native::conv2d_forward<T>(g, out, x, weight, bias);
+  if constexpr (is_half_type<T>) {
+    if (!conv_widened<T>()) return onednn::conv2d_forward(g, out, x, weight, bias);
+    const Tensor wide_out = f32_output(out);
+    conv2d_forward<float>(g, wide_out, widen(x), widen(weight), widen(bias));
+    narrow_into(wide_out, out);
+  } else {
+    if constexpr (std::is_same_v<T, float>)
+      if (use_onednn()) return onednn::conv2d_forward(g, out, x, weight, bias);
+    native::conv2d_forward<T>(g, out, x, weight, bias);
+  }
 }
 
 template <class T>
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
                           const Tensor& weight) {
-  if constexpr (std::is_same_v<T, float>)
-    if (use_onednn()) return onednn::conv2d_backward_data(g, grad_x, grad_out, weight);
-  native::conv2d_backward_data<T>(g, grad_x, grad_out, weight);
+  if constexpr (is_half_type<T>) {
+    if (!conv_widened<T>()) return onednn::conv2d_backward_data(g, grad_x, grad_out, weight);
+    const Tensor wide_gx = f32_output(grad_x);
+    conv2d_backward_data<float>(g, wide_gx, widen(grad_out), widen(weight));
+    narrow_into(wide_gx, grad_x);
+  } else {
+    if constexpr (std::is_same_v<T, float>)
+      if (use_onednn()) return onednn::conv2d_backward_data(g, grad_x, grad_out, weight);
+    native::conv2d_backward_data<T>(g, grad_x, grad_out, weight);
+  }
 }
 
 template <class T>
 void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x) {
-  if constexpr (std::is_same_v<T, float>)
-    if (use_onednn())
+  if constexpr (is_half_type<T>) {
+    if (!conv_widened<T>())
       return onednn::conv2d_backward_weights(g, grad_weight, grad_bias, grad_out, x);
-  native::conv2d_backward_weights<T>(g, grad_weight, grad_bias, grad_out, x);
+    const Tensor wide_gw = f32_output(grad_weight), wide_gb = f32_output(grad_bias);
+    conv2d_backward_weights<float>(g, wide_gw, wide_gb, widen(grad_out), widen(x));
+    narrow_into(wide_gw, grad_weight);
+    narrow_into(wide_gb, grad_bias);
+  } else {
+    if constexpr (std::is_same_v<T, float>)
+      if (use_onednn())
+        return onednn::conv2d_backward_weights(g, grad_weight, grad_bias, grad_out, x);
+    native::conv2d_backward_weights<T>(g, grad_weight, grad_bias, grad_out, x);
+  }
 }
 
 // 2x2 max pooling takes exadnn's loop on both paths: on NCHW tensors it is faster than oneDNN's.
@@ -76,21 +113,44 @@ template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
                         const Tensor& scale, const Tensor& shift, const Tensor& mean,
                         const Tensor& var) {
-  if constexpr (std::is_same_v<T, float>)
-    if (use_onednn() && !empty(g))
-      return onednn::batch_norm_forward(g, y, x, scale, shift, mean, var);
-  native::batch_norm_forward<T>(g, y, x, scale, shift, mean, var);
+  if constexpr (is_half_type<T>) {
+    // mean/var are outputs when training, inputs otherwise.
+    const Tensor wide_y = f32_output(y);
+    const Tensor wide_mean = g.training ? f32_output(mean) : widen(mean);
+    const Tensor wide_var = g.training ? f32_output(var) : widen(var);
+    batch_norm_forward<float>(g, wide_y, widen(x), widen(scale), widen(shift), wide_mean, wide_var);
+    narrow_into(wide_y, y);
+    if (g.training) {
+      narrow_into(wide_mean, mean);
+      narrow_into(wide_var, var);
+    }
+  } else {
+    if constexpr (std::is_same_v<T, float>)
+      if (use_onednn() && !empty(g))
+        return onednn::batch_norm_forward(g, y, x, scale, shift, mean, var);
+    native::batch_norm_forward<T>(g, y, x, scale, shift, mean, var);
+  }
 }
 
 template <class T>
 void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const Tensor& grad_scale,
                          const Tensor& grad_shift, const Tensor& grad_y, const Tensor& x,
                          const Tensor& scale, const Tensor& mean, const Tensor& var) {
-  if constexpr (std::is_same_v<T, float>)
-    if (use_onednn() && !empty(g))
-      return onednn::batch_norm_backward(g, grad_x, grad_scale, grad_shift, grad_y, x, scale, mean,
-                                         var);
-  native::batch_norm_backward<T>(g, grad_x, grad_scale, grad_shift, grad_y, x, scale, mean, var);
+  if constexpr (is_half_type<T>) {
+    const Tensor wide_gx = f32_output(grad_x), wide_gscale = f32_output(grad_scale),
+                 wide_gshift = f32_output(grad_shift);
+    batch_norm_backward<float>(g, wide_gx, wide_gscale, wide_gshift, widen(grad_y), widen(x),
+                               widen(scale), widen(mean), widen(var));
+    narrow_into(wide_gx, grad_x);
+    narrow_into(wide_gscale, grad_scale);
+    narrow_into(wide_gshift, grad_shift);
+  } else {
+    if constexpr (std::is_same_v<T, float>)
+      if (use_onednn() && !empty(g))
+        return onednn::batch_norm_backward(g, grad_x, grad_scale, grad_shift, grad_y, x, scale,
+                                           mean, var);
+    native::batch_norm_backward<T>(g, grad_x, grad_scale, grad_shift, grad_y, x, scale, mean, var);
+  }
 }
 
 template <class T>
@@ -110,6 +170,8 @@ void register_dtype(KernelRegistry& r, DType t) {
 void register_nn_kernels(KernelRegistry& r) {
   register_dtype<float>(r, DType::f32);
   register_dtype<double>(r, DType::f64);
+  register_dtype<BFloat16>(r, DType::bf16);
+  register_dtype<Half>(r, DType::f16);
   register_softmax_kernels(r);
 }
 

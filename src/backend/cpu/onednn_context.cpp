@@ -21,8 +21,23 @@ const dnnl::primitive_attr& attributes() {
   return attr;
 }
 
+memory::data_type data_type_of(DType dtype) {
+  switch (dtype) {
+    case DType::f32:
+      return memory::data_type::f32;
+    case DType::bf16:
+      return memory::data_type::bf16;
+    default:
+      throw Error("oneDNN", detail::cat("exadnn runs no ", dtype_name(dtype), " through oneDNN"));
+  }
+}
+
+memory::desc make_desc(const memory::dims& dims, memory::data_type dt, tag layout) {
+  return memory::desc(dims, dt, layout);
+}
+
 memory::desc f32_desc(const memory::dims& dims, tag layout) {
-  return memory::desc(dims, memory::data_type::f32, layout);
+  return make_desc(dims, memory::data_type::f32, layout);
 }
 
 memory wrap(const memory::desc& md, const Tensor& t) {

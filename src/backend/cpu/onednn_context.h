@@ -35,6 +35,10 @@ dnnl::stream& stream();
 /// per creating thread and breaks when another thread executes the primitive.
 const dnnl::primitive_attr& attributes();
 
+/// oneDNN's data type of an exadnn dtype (f32 or bf16: what exadnn runs through oneDNN).
+memory::data_type data_type_of(DType dtype);
+/// Memory descriptor of `dims` of data type `dt` in a fixed layout, or tag::any.
+memory::desc make_desc(const memory::dims& dims, memory::data_type dt, tag layout);
 /// f32 memory descriptor of `dims` in a fixed layout, or tag::any.
 memory::desc f32_desc(const memory::dims& dims, tag layout);
 /// oneDNN memory over a tensor's data (no copy); the tensor must match md's size.

@@ -1,4 +1,6 @@
-// Convolution through oneDNN (f32): forward, backward data, backward weights (+ bias).
+// Convolution through oneDNN (f32, bf16): forward, backward data, backward weights (+ bias).
+// bf16 convolutions take bf16 tensors (bias and gradients included) and sum in f32 inside oneDNN
+// (AVX512-BF16 `vdpbf16ps` kernels on this CPU).
 //
 // exadnn tensors are plain NCHW / OIHW. Each primitive is created once per problem (geometry,
 // bias, pass) and cached with the reorders between the plain layout and the layout the primitive
@@ -72,6 +74,7 @@ tag act_tag(ActLayout l) {
 
 struct Key {
   Conv2dGeometry g;
+  memory::data_type dt;
   bool bias;
   Pass pass;
   ActLayout layout;
@@ -81,17 +84,35 @@ struct Key {
 struct KeyHash {
   size_t operator()(const Key& k) const {
     const Conv2dGeometry& g = k.g;
-    return hash_ints({g.n, g.c, g.h, g.w, g.o, g.kh, g.kw, g.oh, g.ow, g.stride_h, g.stride_w,
-                      g.pad_h, g.pad_w, g.dilation_h, g.dilation_w, g.groups, k.bias,
-                      static_cast<int64_t>(k.pass), static_cast<int64_t>(k.layout)});
+    return hash_ints({g.n,
+                      g.c,
+                      g.h,
+                      g.w,
+                      g.o,
+                      g.kh,
+                      g.kw,
+                      g.oh,
+                      g.ow,
+                      g.stride_h,
+                      g.stride_w,
+                      g.pad_h,
+                      g.pad_w,
+                      g.dilation_h,
+                      g.dilation_w,
+                      g.groups,
+                      k.bias,
+                      static_cast<int64_t>(k.dt),
+                      static_cast<int64_t>(k.pass),
+                      static_cast<int64_t>(k.layout)});
   }
 };
 
-// The problem in oneDNN's terms.
+// The problem in oneDNN's terms; every tensor has data type dt.
 struct Dims {
   memory::dims src, weights, bias, dst, strides, dilates, padding;
   tag weights_tag;
-  explicit Dims(const Conv2dGeometry& g) {
+  memory::data_type dt;
+  Dims(const Conv2dGeometry& g, memory::data_type type) : dt(type) {
     src = {g.n, g.c, g.h, g.w};
     dst = {g.n, g.o, g.oh, g.ow};
     bias = {g.o};
@@ -106,12 +127,15 @@ struct Dims {
     dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts dilation from 0
     padding = {g.pad_h, g.pad_w};  // the same on the far side: oneDNN rounds down like exadnn
   }
+  memory::desc md(const memory::dims& dims, tag layout) const {
+    return make_desc(dims, dt, layout);
+  }
 };
 
 dnnl::convolution_forward::primitive_desc forward_pd(const Dims& d, bool bias, tag act) {
-  const auto src = f32_desc(d.src, act), dst = f32_desc(d.dst, act);
-  const auto w = f32_desc(d.weights, tag::any);
-  const auto b = bias ? f32_desc(d.bias, tag::x) : memory::desc();
+  const auto src = d.md(d.src, act), dst = d.md(d.dst, act);
+  const auto w = d.md(d.weights, tag::any);
+  const auto b = bias ? d.md(d.bias, tag::x) : memory::desc();
   dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training,
                                        dnnl::algorithm::convolution_direct, src, w, b, dst,
                                        d.strides, d.dilates, d.padding, d.padding);
@@ -139,63 +163,67 @@ struct BackwardWeights {
 };
 
 template <class Value>
-std::shared_ptr<const Value> entry(const Conv2dGeometry& g, bool bias, Pass pass);
+std::shared_ptr<const Value> entry(const Conv2dGeometry& g, memory::data_type dt, bool bias,
+                                   Pass pass);
 
 template <>
-std::shared_ptr<const Forward> entry<Forward>(const Conv2dGeometry& g, bool bias, Pass pass) {
+std::shared_ptr<const Forward> entry<Forward>(const Conv2dGeometry& g, memory::data_type dt,
+                                              bool bias, Pass pass) {
   static PrimitiveCache<Key, Forward, KeyHash> cache;
   const ActLayout l = activation_layout(g, pass);
-  return cache.get(Key{g, bias, pass, l}, [&] {
-    const Dims d(g);
+  return cache.get(Key{g, dt, bias, pass, l}, [&] {
+    const Dims d(g, dt);
     const auto pd = forward_pd(d, bias, act_tag(l));
     return Forward{dnnl::convolution_forward(pd),
                    pd.scratchpad_desc(),
-                   Layout(f32_desc(d.src, tag::nchw), pd.src_desc(), true, false),
-                   Layout(f32_desc(d.weights, d.weights_tag), pd.weights_desc(), true, false),
-                   Layout(f32_desc(d.dst, tag::nchw), pd.dst_desc(), false, true),
-                   bias ? f32_desc(d.bias, tag::x) : memory::desc()};
+                   Layout(d.md(d.src, tag::nchw), pd.src_desc(), true, false),
+                   Layout(d.md(d.weights, d.weights_tag), pd.weights_desc(), true, false),
+                   Layout(d.md(d.dst, tag::nchw), pd.dst_desc(), false, true),
+                   bias ? d.md(d.bias, tag::x) : memory::desc()};
   });
 }
 
 template <>
-std::shared_ptr<const BackwardData> entry<BackwardData>(const Conv2dGeometry& g, bool, Pass pass) {
+std::shared_ptr<const BackwardData> entry<BackwardData>(const Conv2dGeometry& g,
+                                                        memory::data_type dt, bool, Pass pass) {
   static PrimitiveCache<Key, BackwardData, KeyHash> cache;
   const ActLayout l = activation_layout(g, pass);
-  return cache.get(Key{g, false, pass, l}, [&] {
-    const Dims d(g);
+  return cache.get(Key{g, dt, false, pass, l}, [&] {
+    const Dims d(g, dt);
     const tag act = act_tag(l);
     const auto hint = forward_pd(d, false, act);
     dnnl::convolution_backward_data::desc desc(
-        dnnl::algorithm::convolution_direct, f32_desc(d.src, act), f32_desc(d.weights, tag::any),
-        f32_desc(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
+        dnnl::algorithm::convolution_direct, d.md(d.src, act), d.md(d.weights, tag::any),
+        d.md(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
     const dnnl::convolution_backward_data::primitive_desc pd(desc, attributes(), engine(), hint);
     return BackwardData{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
-                        Layout(f32_desc(d.dst, tag::nchw), pd.diff_dst_desc(), true, false),
-                        Layout(f32_desc(d.weights, d.weights_tag), pd.weights_desc(), true, false),
-                        Layout(f32_desc(d.src, tag::nchw), pd.diff_src_desc(), false, true)};
+                        Layout(d.md(d.dst, tag::nchw), pd.diff_dst_desc(), true, false),
+                        Layout(d.md(d.weights, d.weights_tag), pd.weights_desc(), true, false),
+                        Layout(d.md(d.src, tag::nchw), pd.diff_src_desc(), false, true)};
   });
 }
 
 template <>
-std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeometry& g, bool bias,
+std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeometry& g,
+                                                              memory::data_type dt, bool bias,
                                                               Pass pass) {
   static PrimitiveCache<Key, BackwardWeights, KeyHash> cache;
   const ActLayout l = activation_layout(g, pass);
-  return cache.get(Key{g, bias, pass, l}, [&] {
-    const Dims d(g);
+  return cache.get(Key{g, dt, bias, pass, l}, [&] {
+    const Dims d(g, dt);
     const tag act = act_tag(l);
     const auto hint = forward_pd(d, bias, act);
-    const auto b = bias ? f32_desc(d.bias, tag::x) : memory::desc();
+    const auto b = bias ? d.md(d.bias, tag::x) : memory::desc();
     dnnl::convolution_backward_weights::desc desc(
-        dnnl::algorithm::convolution_direct, f32_desc(d.src, act), f32_desc(d.weights, tag::any), b,
-        f32_desc(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
+        dnnl::algorithm::convolution_direct, d.md(d.src, act), d.md(d.weights, tag::any), b,
+        d.md(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
     const dnnl::convolution_backward_weights::primitive_desc pd(desc, attributes(), engine(), hint);
     return BackwardWeights{
         dnnl::convolution_backward_weights(pd),
         pd.scratchpad_desc(),
-        Layout(f32_desc(d.dst, tag::nchw), pd.diff_dst_desc(), true, false),
-        Layout(f32_desc(d.src, tag::nchw), pd.src_desc(), true, false),
-        Layout(f32_desc(d.weights, d.weights_tag), pd.diff_weights_desc(), false, true),
+        Layout(d.md(d.dst, tag::nchw), pd.diff_dst_desc(), true, false),
+        Layout(d.md(d.src, tag::nchw), pd.src_desc(), true, false),
+        Layout(d.md(d.weights, d.weights_tag), pd.diff_weights_desc(), false, true),
         b};
   });
 }
@@ -205,7 +233,7 @@ std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeomet
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
                     const Tensor& weight, const Tensor& bias) {
   guarded("conv2d", [&] {
-    const auto e = entry<Forward>(g, bias.defined(), Pass::forward);
+    const auto e = entry<Forward>(g, data_type_of(x.dtype()), bias.defined(), Pass::forward);
     Scratch scratch;
     const memory src = e->src.input(x, scratch), w = e->weights.input(weight, scratch);
     const memory dst = e->dst.output(out, scratch);
@@ -222,7 +250,8 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
                           const Tensor& weight) {
   guarded("conv2d", [&] {
-    const auto e = entry<BackwardData>(g, false, Pass::backward_data);
+    const auto e =
+        entry<BackwardData>(g, data_type_of(grad_out.dtype()), false, Pass::backward_data);
     Scratch scratch;
     const memory dd = e->diff_dst.input(grad_out, scratch);
     const memory w = e->weights.input(weight, scratch);
@@ -239,7 +268,8 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
 void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x) {
   guarded("conv2d", [&] {
-    const auto e = entry<BackwardWeights>(g, grad_bias.defined(), Pass::backward_weights);
+    const auto e = entry<BackwardWeights>(g, data_type_of(x.dtype()), grad_bias.defined(),
+                                          Pass::backward_weights);
     Scratch scratch;
     const memory dd = e->diff_dst.input(grad_out, scratch);
     const memory src = e->src.input(x, scratch);

@@ -29,7 +29,11 @@ struct Kernels {
     unary<T>(o, i, [](C x) { return static_cast<C>((C(0) < x) - (x < C(0))); });
   }
   static void relu(const Tensor& o, const Tensor& i, const UnaryParams&) {
-    unary<T>(o, i, [](C x) { return x > C(0) ? x : C(0); });
+    if constexpr (is_half_storage<T>)  // x or +0: selected on the bits
+      map_elements<uint16_t, uint16_t, 1>(
+          o, {&i}, [](uint16_t x) { return positive_bits<T>(x) ? x : uint16_t(0); });
+    else
+      unary<T>(o, i, [](C x) { return x > C(0) ? x : C(0); });
   }
   // Bounds beyond the type's range saturate to it (clamp(u8, -3, 300) is the identity).
   static C bound(double v) {
