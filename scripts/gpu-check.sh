@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one script to run on a machine with an NVIDIA GPU: builds exadnn with the CUDA backend
 # (-DEXADNN_CUDA=ON: a configure error without nvcc), runs the GPU test suite — the
-# device-parameterised tests (label "devices"), which must not be skipped here — and a short
+# device-parameterised tests (label "devices"), which must not be skipped here, and data parallel
+# over NCCL under mpirun (tests/dist/cuda) — and a short
 # benchmark (GEMM vs raw cuBLAS; MLP and CNN training samples/s on GPU vs CPU). Aims at < 8 min on
 # one H100/H200 (the build is most of it). Exits non-zero if anything fails.
 #   scripts/gpu-check.sh [build-dir]      (default build-gpu; JOBS=n to limit the build;
@@ -21,6 +22,10 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
     ${CMAKE_CUDA_ARCHITECTURES:+-DCMAKE_CUDA_ARCHITECTURES=$CMAKE_CUDA_ARCHITECTURES} >/dev/null
   cmake --build "$BUILD" -j "$JOBS" --target exadnn_cuda exadnn_device_tests exadnn_cli \
     exadnn_cuda_bench
+  # The NCCL collectives and their tests exist when MPI was found as well.
+  if cmake --build "$BUILD" --target help | grep -q "^exadnn_dist_cuda_tests:"; then
+    cmake --build "$BUILD" -j "$JOBS" --target exadnn_dist_cuda_tests
+  fi
   echo "build took $(( $(date +%s) - start )) s"
 fi
 "$BUILD"/tools/exadnn info | sed -n '/^CUDA/,$p'
@@ -34,6 +39,31 @@ if ! grep -q "^\[  PASSED  \]" "$log" || grep -q "^\[  FAILED  \]" "$log"; then
 fi
 if grep -q "^\[  SKIPPED \]" "$log"; then
   echo "GPU tests were skipped: is the GPU visible? (full log: $log)"; exit 1
+fi
+
+echo "== GPU data parallel over NCCL (mpirun -np 1; -np 2 with 2+ GPUs) =="
+# Collectives of cuda tensors and DataParallel on a GPU module vs the CPU (tests/dist/cuda).
+if [ -x "$BUILD"/tests/exadnn_dist_cuda_tests ]; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU" || true)
+  for np in 1 2; do
+    if [ "$np" -gt 1 ] && [ "$gpus" -lt "$np" ]; then
+      echo "(-np $np needs $np GPUs, $gpus visible: not run)"; continue
+    fi
+    log="$BUILD/gpu-nccl-np$np.log"
+    rc=0
+    EXADNN_DIST_TIMEOUT=60 mpirun --allow-run-as-root --oversubscribe \
+      --mca btl_vader_single_copy_mechanism none -np "$np" \
+      "$BUILD"/tests/exadnn_dist_cuda_tests --gtest_brief=0 --gtest_color=no >"$log" 2>&1 || rc=$?
+    grep -E "^\[ +(FAILED|SKIPPED|PASSED) " "$log" || true
+    if [ "$rc" != 0 ] || ! grep -q "^\[  PASSED  \]" "$log" || grep -q "^\[  FAILED  \]" "$log"; then
+      echo "NCCL tests failed with -np $np (full log: $log)"; exit 1
+    fi
+    if grep -q "^\[  SKIPPED \]" "$log"; then
+      echo "NCCL tests were skipped with -np $np: is the GPU visible? (full log: $log)"; exit 1
+    fi
+  done
+else
+  echo "(built without MPI: no exadnn_dist_cuda; skipped)"
 fi
 
 echo "== training on the GPU through the command line (1 epoch of the MLP) =="

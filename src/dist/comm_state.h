@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "exadnn/core/device.h"
 #include "exadnn/core/tensor.h"
 
 namespace exadnn::dist::detail {
@@ -34,6 +35,9 @@ struct CommState {
     std::array<uint64_t, 2> answer{};
   };
   std::list<PendingReply> pending_replies;
+  /// Per device kind: what that kind's collectives provider keeps for this communicator (its
+  /// NCCL communicator, say), made on first use and destroyed with the communicator.
+  std::array<std::shared_ptr<void>, kDeviceKindCount> device_state;
 
   /// Duplicates `comm` twice (collective over `comm`).
   explicit CommState(MPI_Comm comm);
@@ -53,6 +57,10 @@ struct WorkState {
   std::function<void()> on_complete;
   /// Checks the completed requests' statuses (e.g. a receive's element count); may throw.
   std::function<void(const std::vector<MPI_Status>&)> check_status;
+  /// A device collective's completion (no MPI requests then): true once done; may throw.
+  std::function<bool()> poll;
+  /// Runs when wait() times out, before the TimeoutError (a device provider aborts its work).
+  std::function<void()> on_timeout;
   std::string what;         ///< "allreduce of 1000 f32"
   uint64_t collective = 0;  ///< its collective number, 0 for point-to-point
   bool done = false;

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "comm_state.h"
+#include "exadnn/dist/device_collectives.h"
 #include "exadnn/dist/environment.h"
 #include "exadnn/dist/mpi_interop.h"
 #include "mpi_check.h"
@@ -20,10 +21,17 @@ int checked_count(const Tensor& t, const char* op) {
   EXADNN_CHECK(t.is_contiguous(), exadnn::detail::cat("dist::", op), "tensor of shape ", t.shape(),
                " is not contiguous; call .contiguous() first");
   EXADNN_CHECK(t.device().is_cpu(), exadnn::detail::cat("dist::", op), "tensor is on ",
-               t.device().str(), "; exadnn's MPI collectives take host (or pinned) memory");
+               t.device().str(),
+               "; exadnn's MPI collectives take host (or pinned) memory (device tensors: allreduce "
+               "and broadcast only)");
   EXADNN_CHECK(t.numel() <= INT_MAX, exadnn::detail::cat("dist::", op), "tensor of ", t.numel(),
                " elements is larger than one MPI message can carry (", INT_MAX, ")");
   return static_cast<int>(t.numel());
+}
+
+// True when `t` lives on a device whose registered collectives (not MPI) must move it.
+bool on_device(const Tensor& t) {
+  return t.defined() && !t.device().is_cpu();
 }
 
 std::string describe(const char* op, uint64_t collective, const Tensor& t) {
@@ -118,6 +126,7 @@ void check_root(int root, int size, const char* op) {
 }  // namespace
 
 Work Communicator::allreduce(Tensor t, ReduceOp op) const {
+  if (on_device(t)) return device_collectives(t.device().kind, "allreduce").allreduce(*this, t, op);
   const int n = checked_count(t, "allreduce");
   const MPI_Op mop = detail::mpi_op(op, t.dtype());
   const uint64_t next = state_->collectives_started + 1;
@@ -128,6 +137,8 @@ Work Communicator::allreduce(Tensor t, ReduceOp op) const {
 }
 
 void Communicator::allreduce_blocking(Tensor t, ReduceOp op) const {
+  if (on_device(t))
+    return device_collectives(t.device().kind, "allreduce").allreduce_blocking(*this, t, op);
   const int n = checked_count(t, "allreduce");
   const MPI_Op mop = detail::mpi_op(op, t.dtype());
   // Past the barrier every rank is committed to the call, so a missing rank is diagnosed by the
@@ -140,6 +151,10 @@ void Communicator::allreduce_blocking(Tensor t, ReduceOp op) const {
 }
 
 Work Communicator::broadcast(Tensor t, int root) const {
+  if (on_device(t)) {
+    check_root(root, size(), "broadcast");
+    return device_collectives(t.device().kind, "broadcast").broadcast(*this, t, root);
+  }
   const int n = checked_count(t, "broadcast");
   check_root(root, size(), "broadcast");
   const uint64_t next = state_->collectives_started + 1;

@@ -30,6 +30,11 @@ GradientReducer::GradientReducer(std::vector<Tensor> params, Communicator comm,
     const Tensor& p = params_[k];
     EXADNN_CHECK(p.defined() && is_floating(p.dtype()) && p.is_leaf(), kWhere, "parameter ", k,
                  " is not a floating-point leaf tensor");
+    // Buckets live where the gradients do (device tensors reduce through the device's
+    // collectives), so every parameter must be on one device.
+    EXADNN_CHECK(p.device() == params_.back().device(), kWhere, "parameter ", k, " is on ",
+                 p.device().str(), " but parameter ", params_.size() - 1, " is on ",
+                 params_.back().device().str(), "; every parameter must be on one device");
     const int64_t bytes = static_cast<int64_t>(p.nbytes());
     const int64_t capacity =
         buckets_.size() <= 1 ? options.first_bucket_bytes() : options.bucket_bytes();
@@ -48,7 +53,8 @@ GradientReducer::GradientReducer(std::vector<Tensor> params, Communicator comm,
   }
   for (Bucket& b : buckets_) {
     const Tensor& last = params_[b.params.back()];
-    b.flat = empty({b.offset.back() + last.numel()}, TensorOptions().dtype(last.dtype()));
+    b.flat = empty({b.offset.back() + last.numel()},
+                   TensorOptions().dtype(last.dtype()).device(last.device()));
     b.pending = b.params.size();
   }
   check_layout_agrees();

@@ -12,6 +12,23 @@ bool Work::test() {
   if (!state_ || state_->done) return true;
   detail::WorkState& w = *state_;
   w.comm->serve_queries();
+  if (w.poll) {  // a device collective: its provider says when it is done
+    bool finished = false;
+    try {
+      finished = w.poll();
+    } catch (...) {
+      w.done = true;
+      throw;
+    }
+    if (!finished) return false;
+    w.done = true;
+    if (w.on_complete) w.on_complete();
+    w.keep_alive.clear();
+    w.on_complete = nullptr;
+    w.poll = nullptr;
+    w.on_timeout = nullptr;
+    return true;
+  }
   int flag = 0;
   std::vector<MPI_Status> statuses(w.requests.size());
   const int rc =
@@ -47,7 +64,11 @@ void Work::wait() {
         std::chrono::steady_clock::now() - start);
     if (waited > comm.timeout) {
       comm.waiting_on = previous;
-      throw TimeoutError("dist", detail::diagnose_timeout(*state_, waited));
+      std::string message = detail::diagnose_timeout(*state_, waited);
+      // A device collective cannot be cancelled: its provider aborts the transport (a later
+      // test() or wait() then throws instead of completing).
+      if (state_->on_timeout) state_->on_timeout();
+      throw TimeoutError("dist", message);
     }
     if (waited > kSpin) std::this_thread::sleep_for(std::chrono::microseconds(50));
   }

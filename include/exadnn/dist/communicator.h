@@ -1,11 +1,13 @@
 // Communicator: a group of MPI ranks and the collectives exadnn needs, on tensors of every dtype.
 //
 // Every operation is non-blocking and returns a Work handle; tensors must be contiguous and in
-// host (or pinned) memory. fp16 and bf16 reductions go through user-defined MPI ops that combine
-// each pair of values in fp32 and round the result to the 16-bit type. Collectives must be started
-// in the same order on every rank (as MPI requires); each one is numbered, and a rank that waits
-// longer than `timeout` asks the others how far they got and throws a TimeoutError naming the ranks
-// that never arrived.
+// host (or pinned) memory, except that allreduce, allreduce_blocking and broadcast also take
+// device tensors through the collectives registered for the device kind (device_collectives.h;
+// cuda: link exadnn_dist_cuda, NCCL). fp16 and bf16 reductions go through user-defined MPI ops that
+// combine each pair of values in fp32 and round the result to the 16-bit type. Collectives must be
+// started in the same order on every rank (as MPI requires); each one is numbered, and a rank that
+// waits longer than `timeout` asks the others how far they got and throws a TimeoutError naming the
+// ranks that never arrived.
 //
 // exadnn works on its own duplicate of the MPI communicator it is given, so its messages never
 // match the host application's.

@@ -10,7 +10,8 @@
 //
 // Gradient-ready hooks on the parameters feed a GradientReducer; its final wait runs as the
 // backward pass ends (autograd::queue_callback), so clipping and the optimizer see averaged
-// gradients and nothing in the training loop changes but the wrap.
+// gradients and nothing in the training loop changes but the wrap. A module that lives on a GPU
+// is broadcast and reduced there, over NCCL, when the program links exadnn_dist_cuda.
 #pragma once
 
 #include <memory>

@@ -5,7 +5,9 @@
 // first), one dtype per bucket, up to `first_bucket_bytes` for the first bucket (so communication
 // starts early) and `bucket_bytes` for the rest; a bucket size of 0 puts every parameter in a
 // bucket of its own (no fusion). Buckets are launched strictly in order, so every rank starts the
-// same allreduces in the same order even when gradients arrive in a different order.
+// same allreduces in the same order even when gradients arrive in a different order. Buckets live
+// on the parameters' device (all parameters must share one): on a GPU they are reduced by the
+// device collectives of dist/device_collectives.h (NCCL, from exadnn_dist_cuda).
 #pragma once
 
 #include <cstdint>
@@ -41,7 +43,8 @@ class ReducerOptions {
 /// Sums gradients over ranks bucket by bucket and divides by the number of ranks.
 class GradientReducer {
  public:
-  /// `params`: floating leaves (their .grad() is reduced). Collective: checks that every rank
+  /// `params`: floating leaves on one device (their .grad() is reduced; parameters on two devices
+  /// are an Error naming both). Collective: checks that every rank
   /// made the same buckets and throws an Error naming the first rank that did not.
   GradientReducer(std::vector<Tensor> params, Communicator comm, ReducerOptions options = {});
 
