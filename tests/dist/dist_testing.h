@@ -28,4 +28,32 @@ struct FixedBatch {
   }
 };
 
+/// Trains `model` for `steps` SGD steps (lr 0.1, momentum 0.9) on rows [begin, begin + count) of
+/// the fixed batch, moved to `device` (the model's).
+inline void train_on_fixed_batch(nn::Module& model, int64_t begin, int64_t count, int steps,
+                                 Device device = Device::cpu()) {
+  FixedBatch b;
+  const Tensor x = b.x.narrow(0, begin, count).to(device);
+  const Tensor y = b.y.narrow(0, begin, count).to(device);
+  optim::SGD opt(model.parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  for (int s = 0; s < steps; ++s) {
+    opt.zero_grad();
+    nn::cross_entropy(model(x), y).backward();
+    opt.step();
+  }
+}
+
+/// Every parameter of `a` equals `b`'s within rtol (relative to max(1, |b|)), wherever they live.
+inline ::testing::AssertionResult same_weights(nn::Module& a, nn::Module& b, double rtol) {
+  const auto pa = a.parameters(), pb = b.parameters();
+  for (size_t i = 0; i < pa.size(); ++i) {
+    const auto va = exadnn::testing::values(pa[i]), vb = exadnn::testing::values(pb[i]);
+    for (size_t j = 0; j < va.size(); ++j)
+      if (std::abs(va[j] - vb[j]) > rtol * std::max(1.0, std::abs(vb[j])))
+        return ::testing::AssertionFailure()
+               << "parameter " << i << " element " << j << ": " << va[j] << " vs " << vb[j];
+  }
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace exadnn::dist::testing

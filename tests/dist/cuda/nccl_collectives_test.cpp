@@ -94,30 +94,11 @@ TEST(NcclCollectives, ResultFollowsTheProducersOnTheDefaultStream) {
   EXPECT_EQ(v.back(), 4.0 * comm.size());
 }
 
+using testing::same_weights;
 // Trains `model` for `steps` SGD steps on rows [begin, begin + count) of the fixed batch, which is
 // moved to the model's device.
 void train(nn::Module& model, Device device, int64_t begin, int64_t count, int steps) {
-  testing::FixedBatch b;
-  const Tensor x = b.x.narrow(0, begin, count).to(device);
-  const Tensor y = b.y.narrow(0, begin, count).to(device);
-  optim::SGD opt(model.parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  for (int s = 0; s < steps; ++s) {
-    opt.zero_grad();
-    nn::cross_entropy(model(x), y).backward();
-    opt.step();
-  }
-}
-
-::testing::AssertionResult same_weights(nn::Module& a, nn::Module& b, double rtol) {
-  const auto pa = a.parameters(), pb = b.parameters();
-  for (size_t i = 0; i < pa.size(); ++i) {
-    const auto va = values(pa[i]), vb = values(pb[i]);
-    for (size_t j = 0; j < va.size(); ++j)
-      if (std::abs(va[j] - vb[j]) > rtol * std::max(1.0, std::abs(vb[j])))
-        return ::testing::AssertionFailure()
-               << "parameter " << i << " element " << j << ": " << va[j] << " vs " << vb[j];
-  }
-  return ::testing::AssertionSuccess();
+  testing::train_on_fixed_batch(model, begin, count, steps, device);
 }
 
 TEST(NcclCollectives, DataParallelOnGpuMatchesCpu) {
