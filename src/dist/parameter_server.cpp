@@ -16,6 +16,24 @@ namespace exadnn::dist {
 namespace {
 constexpr const char* kWhere = "dist::ParameterServer";
 constexpr int kPush = 11, kPull = 12, kParams = 13, kDone = 14;
+constexpr int kGather = 15, kState = 16, kLoad = 17;  // optimizer state: request, reply, load
+
+// The keys of an optimizer's state_dict() grouped by what they belong to: [0] the optimizer-wide
+// entries ("step", "lr"), [i + 1] those of parameter i ("i.step", "i.<buffer>", ...), in order.
+std::vector<std::vector<std::string>> keys_by_param(const StateDict& state, size_t params) {
+  std::vector<std::vector<std::string>> groups(params + 1);
+  for (const auto& entry : state) {
+    const std::string& key = entry.first;
+    const size_t dot = key.find('.');
+    const bool indexed =
+        dot != std::string::npos && dot > 0 && key.find_first_not_of("0123456789") == dot;
+    const size_t group = indexed ? std::stoull(key.substr(0, dot)) + 1 : 0;
+    EXADNN_CHECK(group <= params, kWhere, "optimizer state entry '", key, "' names parameter ",
+                 group - 1, " but there are ", params);
+    groups[group].push_back(key);
+  }
+  return groups;
+}
 
 // Waits for a message from `source` (or MPI_ANY_SOURCE) with any tag, answering liveness queries
 // meanwhile; a silence longer than the communicator's timeout is a TimeoutError.
@@ -63,6 +81,14 @@ struct ParameterServer::Shard {
         fill_(slot, 0.0);
     }
   }
+  // The keys of this server's optimizer state in its state_dict() order, named as in the state
+  // of one optimizer over all the parameters (grouped by keys_by_param): parameter j of the shard
+  // is parameter params[j] of the whole, its "j.<name>" is "params[j].<name>" there.
+  std::vector<std::string> state_keys(const std::vector<std::vector<std::string>>& whole) const {
+    std::vector<std::string> keys = whole[0];
+    for (size_t k : params) keys.insert(keys.end(), whole[k + 1].begin(), whole[k + 1].end());
+    return keys;
+  }
   // Writes `from` (packed) into each parameter (`grads` false) or its .grad() (`grads` true).
   void unpack(const std::vector<Tensor>& all, const Tensor& from, bool grads) {
     for (size_t j = 0; j < params.size(); ++j) {
@@ -78,7 +104,11 @@ struct ParameterServer::Shard {
 
 ParameterServer::ParameterServer(nn::Module& module, Communicator comm,
                                  OptimizerFactory make_optimizer, ParameterServerOptions options)
-    : module_(module), comm_(comm.split(0, comm.rank())), group_(comm_), options_(options) {
+    : module_(module),
+      comm_(comm.split(0, comm.rank())),
+      group_(comm_),
+      options_(options),
+      make_optimizer_(make_optimizer) {
   const int size = comm_.size(), servers = options.servers();
   EXADNN_CHECK(servers >= 1 && servers < size, kWhere, "needs 1 <= servers < ranks, got ", servers,
                " servers among ", size, " ranks");
@@ -202,6 +232,81 @@ void ParameterServer::finish() {
   }
 }
 
+std::unique_ptr<optim::Optimizer> ParameterServer::whole_optimizer() const {
+  std::unique_ptr<optim::Optimizer> whole = make_optimizer_(params_);
+  EXADNN_CHECK(whole != nullptr, kWhere, "the optimizer factory returned null");
+  return whole;
+}
+
+StateDict ParameterServer::gather_optimizer_state() {
+  EXADNN_CHECK(!is_server_, kWhere, "gather_optimizer_state() is for workers; servers serve()");
+  EXADNN_CHECK(!finished_, kWhere, "gather_optimizer_state() after finish()");
+  if (options_.is_asynchronous() && accumulated_ > 0) push();  // its updates belong in the state
+  Tensor request = zeros({1}, TensorOptions().dtype(DType::i64));
+  std::vector<Work> works;
+  for (auto& shard : shards_) works.push_back(comm_.send(request, shard->server, kGather));
+  StateDict whole;
+  std::vector<Tensor> discarded;  // the optimizer-wide entries of servers after the first
+  if (comm_.rank() == 0) {
+    whole = whole_optimizer()->state_dict();  // receive buffers, in the whole's layout
+    const auto groups = keys_by_param(whole, params_.size());
+    for (size_t s = 0; s < shards_.size(); ++s) {
+      const std::vector<std::string> keys = shards_[s]->state_keys(groups);
+      for (size_t i = 0; i < keys.size(); ++i) {
+        // "step" and "lr" agree on all servers (each applied every update): the first's count.
+        const bool discard = s > 0 && i < groups[0].size();
+        Tensor into =
+            discard ? discarded.emplace_back(empty_like(whole.at(keys[i]))) : whole.at(keys[i]);
+        works.push_back(comm_.recv(into, shards_[s]->server, kState));
+      }
+    }
+  }
+  for (auto& shard : shards_) works.push_back(comm_.recv(shard->flat, shard->server, kParams));
+  for (Work& w : works) w.wait();
+  NoGradGuard no_grad;
+  for (auto& shard : shards_) shard->unpack(params_, shard->flat, false);
+  return whole;
+}
+
+void ParameterServer::send_state() {
+  const StateDict state = optimizer_->state_dict();
+  std::vector<Work> sends;
+  for (const auto& entry : state) sends.push_back(comm_.send(entry.second, 0, kState));
+  for (Work& w : sends) w.wait();
+}
+
+void ParameterServer::load_optimizer_state(const StateDict& state) {
+  // Rank 0 checks the state against an optimizer over all the parameters, and tells everyone.
+  std::string refused;
+  std::vector<std::vector<std::string>> groups;
+  if (comm_.rank() == 0) {
+    try {
+      whole_optimizer()->load_state_dict(state);
+      groups = keys_by_param(state, params_.size());
+    } catch (const Error& e) {
+      refused = e.what();
+    }
+  }
+  Tensor fits = from_vector<int64_t>({refused.empty() ? 1 : 0});
+  comm_.broadcast(fits, 0).wait();
+  if (comm_.rank() == 0 && !refused.empty())
+    throw Error(kWhere, "cannot load the servers' optimizer state: " + refused);
+  EXADNN_CHECK(fits.data<int64_t>()[0] == 1, kWhere,
+               "rank 0 refused the optimizer state (see its message)");
+  std::vector<Work> works;
+  StateDict mine;
+  if (comm_.rank() == 0)
+    for (auto& shard : shards_)
+      for (const std::string& key : shard->state_keys(groups))
+        works.push_back(comm_.send(state.at(key).contiguous(), shard->server, kLoad));
+  if (is_server_) {
+    mine = optimizer_->state_dict();  // receive buffers: this optimizer's own keys and layout
+    for (const auto& entry : mine) works.push_back(comm_.recv(entry.second, 0, kLoad));
+  }
+  for (Work& w : works) w.wait();
+  if (is_server_) optimizer_->load_state_dict(mine);
+}
+
 void ParameterServer::serve() {
   EXADNN_CHECK(is_server_, kWhere, "serve() is for servers; workers call step()");
   detail::CommState& state = *comm_.state();
@@ -224,8 +329,15 @@ void ParameterServer::serve() {
   Tensor scratch = zeros({n}, TensorOptions().dtype(shard.flat.dtype()));
   Tensor control = zeros({1}, TensorOptions().dtype(DType::i64));
 
+  // Every worker asked for the optimizer state: the state to worker 0, the parameters to all.
+  auto answer_gather = [&] {
+    send_state();
+    for (int w = 0; w < num_workers_; ++w) send_params(w);
+  };
+
   if (options_.is_asynchronous()) {
-    for (int active = num_workers_; active > 0;) {
+    // A worker that asked for the state waits for the answer: it sends nothing more until then.
+    for (int active = num_workers_, asking = 0; active > 0;) {
       const MPI_Status status = probe(state, MPI_ANY_SOURCE, "any worker");
       if (status.MPI_TAG == kPush) {
         receive(status, scratch);
@@ -235,6 +347,10 @@ void ParameterServer::serve() {
                  MPI_STATUS_IGNORE);
         if (status.MPI_TAG == kPull) send_params(status.MPI_SOURCE);
         if (status.MPI_TAG == kDone) --active;
+        if (status.MPI_TAG == kGather && ++asking == num_workers_) {
+          answer_gather();
+          asking = 0;
+        }
       }
     }
     for (int w = 0; w < num_workers_; ++w) send_params(w);  // the final values, to every worker
@@ -242,14 +358,17 @@ void ParameterServer::serve() {
   }
   // Synchronous: one gradient from every worker per step, averaged, one optimizer step.
   Tensor sum = zeros({n}, TensorOptions().dtype(shard.flat.dtype()));
+  // Each round, every worker sends one message: all gradients, all done, or all asking for the
+  // optimizer state.
   while (true) {
-    int done = 0;
+    int done = 0, asking = 0;
     fill_(sum, 0.0);
     for (int w = 0; w < num_workers_; ++w) {
       const MPI_Status status = probe(state, w, exadnn::detail::cat("worker ", w));
-      if (status.MPI_TAG == kDone) {
-        MPI_Recv(control.data_ptr(), 1, MPI_INT64_T, w, kDone, state.data, MPI_STATUS_IGNORE);
-        ++done;
+      if (status.MPI_TAG == kDone || status.MPI_TAG == kGather) {
+        MPI_Recv(control.data_ptr(), 1, MPI_INT64_T, w, status.MPI_TAG, state.data,
+                 MPI_STATUS_IGNORE);
+        ++(status.MPI_TAG == kDone ? done : asking);
         continue;
       }
       EXADNN_CHECK(status.MPI_TAG == kPush, kWhere, "unexpected message with tag ", status.MPI_TAG,
@@ -258,9 +377,14 @@ void ParameterServer::serve() {
       add_(sum, scratch);
     }
     if (done == num_workers_) return;
-    EXADNN_CHECK(done == 0, kWhere, done, " of ", num_workers_,
-                 " workers finished while the others sent gradients: synchronous workers must run "
-                 "the same number of steps");
+    if (asking == num_workers_) {
+      answer_gather();
+      continue;
+    }
+    EXADNN_CHECK(done == 0 && asking == 0, kWhere, done, " of ", num_workers_,
+                 " workers finished and ", asking,
+                 " asked for the optimizer state while the others sent gradients: synchronous "
+                 "workers must run the same number of steps and gather the state together");
     mul_(sum, 1.0 / num_workers_);
     apply(sum);
     for (int w = 0; w < num_workers_; ++w) send_params(w);

@@ -136,6 +136,18 @@ TEST(Train, CheckpointOfAnotherModelIsRefused) {
   EXPECT_EXADNN_ERROR(cli::train(wider, opts), "load_state_dict", "1.weight", "[32, 16]");
 }
 
+TEST(Train, CheckpointOfAnotherOptimizerIsRefusedNamingTheFile) {
+  const fs::path dir = scratch();
+  cli::TrainOptions opts;
+  opts.checkpoint_dir = (dir / "sgd").string();
+  cli::train(tiny_config(dir, 1), opts);  // SGD with momentum
+  cli::TrainConfig adam = tiny_config(dir, 2);
+  adam.optimizer.name = "adam";
+  opts.resume = true;
+  EXPECT_EXADNN_ERROR(cli::train(adam, opts), "last.ckpt", "optimizer state does not fit", "adam",
+                      "momentum_buffer");
+}
+
 TEST(Train, Bf16AndFp16LearnAndFp16ResumesItsLossScale) {
   const fs::path dir = scratch();
   const double fp32 = cli::train(tiny_config(dir, 4), {});

@@ -2,8 +2,10 @@
 # `mpirun exadnn train` in the MPI modes on the Fashion-MNIST MLP (configs/fashion_mnist_mlp.yaml):
 #  1. the asynchronous (Downpour) parameter server ends within 1.5 points of the synchronous one
 #     after 2 epochs (3 ranks: 2 workers, 1 server);
-#  2. allreduce on 2 ranks: 1 epoch + --resume + 1 epoch ends exactly where 2 straight epochs do,
-#     and only rank 0 writes the checkpoint and the metrics (which report 2 ranks).
+#  2. allreduce on 2 ranks, and the synchronous parameter server on 3 with SGD momentum (whose
+#     state lives on the server and must travel through the checkpoint): 1 epoch + --resume +
+#     1 epoch ends exactly where 2 straight epochs do, and only rank 0 writes the checkpoint and
+#     the metrics (which report the ranks).
 #   usage: cli_param_server.sh EXADNN_BINARY "MPIEXEC COMMAND"
 source "$(dirname "$0")/cli_common.sh"
 
@@ -17,17 +19,19 @@ echo "parameter server after 2 epochs: synchronous $sync, asynchronous $async"
 [ "$(field "$work/sync.json" ranks)" = 3 ] || { echo "metrics do not report 3 ranks"; exit 1; }
 not_below "$sync" "$async" 0.015 "asynchronous parameter-server accuracy"
 
-cd "$work"
-run 2 "$work/straight.json" epochs=2 distributed.mode=allreduce
-mkdir ckpt
-OMP_NUM_THREADS=1 "${mpiexec[@]}" -np 2 "$exadnn" train --config "$config" --set threads=1 --set epochs=1 \
-  --set distributed.mode=allreduce --checkpoint-dir ckpt > first.log 2>&1 || { cat first.log; exit 1; }
-OMP_NUM_THREADS=1 "${mpiexec[@]}" -np 2 "$exadnn" train --config "$config" --set threads=1 --set epochs=2 \
-  --set distributed.mode=allreduce --checkpoint-dir ckpt --resume --metrics-out resumed.json > second.log 2>&1 \
-  || { cat second.log; exit 1; }
-a=$(field straight.json test_accuracy); b=$(field resumed.json test_accuracy)
-echo "allreduce, 2 ranks: straight $a, resumed $b"
-[ "$a" = "$b" ] || { echo "FAIL: the resumed run ended at $b, the straight one at $a"; exit 1; }
-[ "$(ls ckpt)" = "last.ckpt" ] || { echo "FAIL: checkpoint directory holds: $(ls ckpt)"; exit 1; }
-[ "$(field straight.json ranks)" = 2 ] || { echo "FAIL: metrics do not report 2 ranks"; exit 1; }
+# 1 epoch, then --resume for a second: the same last epoch (loss and accuracy, every digit) as 2
+# straight epochs, and one checkpoint file (rank 0's).   usage: resumes NAME NP SETTINGS...
+resumes() {
+  local name="$1" np="$2"; shift 2
+  run "$np" "$work/$name-straight.json" epochs=2 "$@"
+  run "$np" "$work/$name-first.json" epochs=1 "$@" -- --checkpoint-dir "$work/$name-ckpt"
+  run "$np" "$work/$name-resumed.json" epochs=2 "$@" -- --checkpoint-dir "$work/$name-ckpt" --resume
+  local a b; a=$(last_epoch "$work/$name-straight.json"); b=$(last_epoch "$work/$name-resumed.json")
+  echo "$name, $np ranks, epoch 2 (loss, accuracy): straight $a, resumed $b"
+  [ "$a" = "$b" ] || { echo "FAIL: $name: the resumed run ended at $b, the straight one at $a"; exit 1; }
+  [ "$(ls "$work/$name-ckpt")" = "last.ckpt" ] || { echo "FAIL: $name: checkpoint directory holds: $(ls "$work/$name-ckpt")"; exit 1; }
+  [ "$(field "$work/$name-resumed.json" ranks)" = "$np" ] || { echo "FAIL: $name: metrics do not report $np ranks"; exit 1; }
+}
+resumes allreduce 2 distributed.mode=allreduce
+resumes param_server 3 distributed.mode=param_server distributed.servers=1 optimizer.momentum=0.9
 echo PASS

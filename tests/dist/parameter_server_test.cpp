@@ -1,5 +1,7 @@
 // ParameterServer: synchronous mode equals averaged allreduce (= one process on the union of the
-// workers' shards); asynchronous (Downpour) mode trains; bad configurations are refused.
+// workers' shards); asynchronous (Downpour) mode trains; the servers' optimizer state gathers
+// into one optimizer's layout and loads back (a resumed run continues as an uninterrupted one);
+// bad configurations are refused.
 #include "exadnn/dist/parameter_server.h"
 
 #include "dist_testing.h"
@@ -81,6 +83,160 @@ TEST(ParameterServer, AsynchronousModeTrains) {
   ps.finish();
   const double after = loss_on(*model, b, 0, 12).item<float>();
   EXPECT_LT(after, 0.6 * before) << "loss " << before << " -> " << after;
+}
+
+std::unique_ptr<optim::Optimizer> adam(std::vector<Tensor> params) {
+  return std::make_unique<optim::Adam>(std::move(params), optim::AdamOptions(0.01));
+}
+
+// `steps` steps of every worker, each on its share of the fixed batch.
+void train_workers(ParameterServer& ps, nn::Module& model, int steps) {
+  const FixedBatch b;
+  const int64_t shard = 12 / ps.num_workers();
+  for (int s = 0; s < steps; ++s) {
+    for (Tensor p : model.parameters()) p.zero_grad();
+    loss_on(model, b, ps.group().rank() * shard, shard).backward();
+    ps.step();
+  }
+}
+
+std::vector<Tensor> snapshot(nn::Module& model) {
+  std::vector<Tensor> out;
+  for (const Tensor& p : model.parameters()) out.push_back(p.detach().clone());
+  return out;
+}
+
+// 1 server, and (with 3 or more ranks) as many servers as leave one worker: shards of the state.
+std::vector<int> server_counts(const Communicator& comm) {
+  if (comm.size() < 3) return {1};
+  return {1, comm.size() - 1};
+}
+
+// Synchronous: after K steps the gathered state is what one optimizer has after K steps on the
+// whole batch (same keys, order and values); loaded into a fresh parameter server over the same
+// weights, M more steps end exactly where K + M uninterrupted steps do.
+TEST(ParameterServer, GatheredStateIsOneOptimizersAndResumesExactly) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  constexpr int kBefore = 4, kAfter = 3;
+  for (const auto& [name, factory] : std::vector<std::pair<std::string, OptimizerFactory>>{
+           {"SGD with momentum", sgd}, {"Adam", adam}})
+    for (int servers : server_counts(comm)) {
+      SCOPED_TRACE(name + ", " + std::to_string(servers) + " servers");
+      auto model = mlp();
+      StateDict gathered;
+      std::vector<Tensor> halfway, uninterrupted;
+      {
+        ParameterServer ps(*model, comm, factory, ParameterServerOptions().servers(servers));
+        if (ps.is_server()) {
+          ps.serve();
+        } else {
+          train_workers(ps, *model, kBefore);
+          gathered = ps.gather_optimizer_state();
+          halfway = snapshot(*model);
+          train_workers(ps, *model, kAfter);
+          ps.finish();
+          uninterrupted = snapshot(*model);
+        }
+      }
+      if (comm.rank() == 0) {
+        auto reference = mlp();
+        const auto opt = factory(reference->parameters());
+        const FixedBatch b;
+        for (int s = 0; s < kBefore; ++s) {
+          opt->zero_grad();
+          loss_on(*reference, b, 0, 12).backward();
+          opt->step();
+        }
+        const StateDict expected = opt->state_dict();
+        ASSERT_EQ(gathered.size(), expected.size());
+        for (size_t i = 0; i < expected.size(); ++i) {
+          const auto& [key, t] = expected.entries()[i];
+          EXPECT_EQ(gathered.entries()[i].first, key);
+          EXPECT_TRUE(exadnn::testing::all_close(gathered.at(key), t)) << key;
+        }
+        const auto ref = reference->parameters();
+        for (size_t i = 0; i < ref.size(); ++i)
+          EXPECT_TRUE(exadnn::testing::all_close(halfway[i], ref[i])) << "parameter " << i;
+      }
+      // Resume: rank 0 holds the weights and the state of step kBefore.
+      auto resumed = mlp();
+      if (comm.rank() == 0) {
+        NoGradGuard no_grad;
+        const auto params = resumed->parameters();
+        for (size_t i = 0; i < params.size(); ++i) copy_(params[i], halfway[i]);
+      }
+      ParameterServer ps(*resumed, comm, factory, ParameterServerOptions().servers(servers));
+      ps.load_optimizer_state(gathered);
+      if (ps.is_server()) {
+        ps.serve();
+        continue;
+      }
+      train_workers(ps, *resumed, kAfter);
+      ps.finish();
+      const auto params = resumed->parameters();
+      for (size_t i = 0; i < params.size(); ++i)
+        EXPECT_EQ(values(params[i]), values(uninterrupted[i])) << "parameter " << i;
+    }
+}
+
+// Asynchronous: the gather waits for every worker's pushes (so each server applied the same
+// ones: "step" counts them) and leaves every worker with the servers' parameters; loaded into a
+// new parameter server, the counts continue.
+TEST(ParameterServer, AsynchronousStateGathersAndLoads) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  for (int servers : server_counts(comm)) {
+    SCOPED_TRACE(std::to_string(servers) + " servers");
+    const auto options =
+        ParameterServerOptions().servers(servers).asynchronous().push_every(2).pull_every(3);
+    auto model = mlp();
+    ParameterServer ps(*model, comm, sgd, options);
+    const int workers = ps.num_workers();
+    StateDict gathered;
+    if (ps.is_server()) {
+      ps.serve();
+    } else {
+      train_workers(ps, *model, 5);  // 2 full pushes and 1 step accumulated, pushed by the gather
+      gathered = ps.gather_optimizer_state();
+      // Every worker holds the servers' parameters now: the same ones.
+      for (const Tensor& p : model->parameters()) {
+        Tensor mine = p.detach().clone(), first = p.detach().clone();
+        ps.group().broadcast(first, 0).wait();
+        EXPECT_EQ(values(mine), values(first));
+      }
+      ps.finish();
+    }
+    if (comm.rank() == 0) {
+      EXPECT_EQ(gathered.at("step").item<int64_t>(), 3 * workers);
+      EXPECT_EQ(gathered.at("0.step").item<int64_t>(), 3 * workers);
+      EXPECT_TRUE(gathered.contains("3.momentum_buffer"));
+    }
+    ParameterServer again(*model, comm, sgd, options);
+    again.load_optimizer_state(gathered);
+    if (again.is_server()) {
+      EXPECT_EQ(again.optimizer()->step_count(), 3 * workers);
+      again.serve();
+      EXPECT_EQ(again.optimizer()->step_count(), 4 * workers);
+      continue;
+    }
+    train_workers(again, *model, 2);
+    again.finish();
+  }
+}
+
+TEST(ParameterServer, OptimizerStateThatDoesNotFitIsRefused) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto model = mlp();
+  StateDict momentum;  // SGD's state, offered to Adam servers
+  if (comm.rank() == 0) momentum = sgd(model->parameters())->state_dict();
+  ParameterServer ps(*model, comm, adam, ParameterServerOptions().servers(1));
+  if (comm.rank() == 0)
+    EXPECT_EXADNN_ERROR(ps.load_optimizer_state(momentum), "cannot load the servers' optimizer",
+                        "unexpected entry '0.momentum_buffer'");
+  else
+    EXPECT_EXADNN_ERROR(ps.load_optimizer_state(momentum), "rank 0 refused");
 }
 
 TEST(ParameterServer, NeedsAWorkerAndAServer) {

@@ -44,6 +44,13 @@ class Distribution {
   virtual void step(optim::Optimizer& opt) { opt.step(); }
   /// Parameter-server ranks: apply the workers' updates until they finish.
   virtual void serve() {}
+  /// The optimizer state a checkpoint keeps, on the root; every rank that trains calls it at the
+  /// same point of each epoch: this rank's optimizer's, or the parameter servers' (gathered).
+  virtual StateDict optimizer_state(const optim::Optimizer& opt) { return opt.state_dict(); }
+  /// A resumed run, every rank, after attach(): hands the checkpoint's optimizer state (already
+  /// in this rank's optimizer) to the optimizers that apply the steps if they live elsewhere
+  /// (the parameter servers').
+  virtual void restore_optimizer_state(const StateDict& /*state*/) {}
   /// Combines an epoch's figures over the ranks that train.
   virtual EpochTotals combine(const EpochTotals& mine) { return mine; }
   /// After the last epoch (workers tell the servers they are done).

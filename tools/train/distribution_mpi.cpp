@@ -123,6 +123,13 @@ class ParameterServerDistribution : public MpiDistribution {
   void step(optim::Optimizer&) override { ps_->step(); }
   void serve() override { ps_->serve(); }
   EpochTotals combine(const EpochTotals& mine) override { return combine_over(ps_->group(), mine); }
+  // The optimizer state is the servers': gathered for checkpoints, scattered on --resume.
+  StateDict optimizer_state(const optim::Optimizer&) override {
+    return ps_->gather_optimizer_state();
+  }
+  void restore_optimizer_state(const StateDict& state) override {
+    ps_->load_optimizer_state(state);
+  }
   void end_training() override {
     if (trains()) ps_->finish();
   }

@@ -95,11 +95,11 @@ DType autocast_for(const std::string& precision) {
 }
 
 // The whole training state, for checkpoints.
-StateDict training_state(const nn::Module& model, const optim::Optimizer& opt,
+StateDict training_state(const nn::Module& model, const StateDict& optimizer_state,
                          const optim::GradScaler& scaler) {
   StateDict s;
   s.merge(model.state_dict(), "model.");
-  s.merge(opt.state_dict(), "optimizer.");
+  s.merge(optimizer_state, "optimizer.");
   if (scaler.options().enabled()) s.merge(scaler.state_dict(), "scaler.");
   const Generator& g = default_generator();
   s.insert("rng", from_vector<int64_t>(
@@ -191,11 +191,18 @@ double train(const TrainConfig& config, const TrainOptions& options) {
   if (!options.checkpoint_dir.empty()) fs::create_directories(options.checkpoint_dir);
   int64_t first_epoch = 1;
   std::vector<EpochRecord> history;
+  StateDict resumed_optimizer;  // the checkpoint's optimizer state (--resume)
   if (options.resume) {
     EXADNN_CHECK(!last.empty(), "train", "--resume needs --checkpoint-dir");
     const io::Checkpoint ckpt = io::load_checkpoint(last);
     model->load_state_dict(ckpt.tensors.with_prefix_removed("model."));
-    opt->load_state_dict(ckpt.tensors.with_prefix_removed("optimizer."));
+    resumed_optimizer = ckpt.tensors.with_prefix_removed("optimizer.");
+    try {  // every mode keeps the layout of this one optimizer over the whole model
+      opt->load_state_dict(resumed_optimizer);
+    } catch (const Error& e) {
+      throw Error("train", detail::cat(last, ": the optimizer state does not fit this run's ",
+                                       config.optimizer.name, " optimizer (", e.what(), ")"));
+    }
     if (scaler.options().enabled())
       scaler.load_state_dict(ckpt.tensors.with_prefix_removed("scaler."));
     const std::vector<int64_t> rng = to_vector<int64_t>(ckpt.tensors.at("rng"));
@@ -228,6 +235,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
   distribution->attach(*model, [&](std::vector<Tensor> p) {
     return make_optimizer(config.optimizer, std::move(p));
   });
+  if (options.resume) distribution->restore_optimizer_state(resumed_optimizer);
   if (root && distribution->ranks() > 1)
     std::printf("distributed: %s\n", distribution->describe().c_str());
   if (!distribution->trains()) {  // a parameter server: applies the workers' updates, then done
@@ -274,6 +282,10 @@ double train(const TrainConfig& config, const TrainOptions& options) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Summed over the ranks that train (samples/s is the job's, over its slowest rank's time).
     const EpochTotals totals = distribution->combine({loss_sum, batches, examples, seconds});
+    // What the checkpoint keeps of the optimizer (param_server: gathered from the servers, which
+    // also hands every worker their current parameters).
+    const StateDict optimizer_state =
+        last.empty() ? StateDict() : distribution->optimizer_state(*opt);
     if (root) {
       const precision::Autocast autocast(autocast_dtype);
       // Scored in training-sized batches: a larger one only raises the peak memory (CNN, batch
@@ -290,7 +302,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
       nlohmann::json h = nlohmann::json::array();
       for (const auto& e : history)
         h.push_back({e.epoch, e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds});
-      io::save_checkpoint(last, training_state(*model, *opt, scaler),
+      io::save_checkpoint(last, training_state(*model, optimizer_state, scaler),
                           {{"epoch", std::to_string(epoch)},
                            {"config", config.source},
                            {"history", h.dump()},

@@ -16,6 +16,12 @@
 // synchronous step), and pulls the parameters every `pull_every` steps; servers apply each push
 // as it arrives, without waiting for the other workers. Parameters are
 // assigned whole to servers, largest first to the least-loaded server.
+//
+// Checkpoints: the optimizer state lives on the servers, one shard each. gather_optimizer_state()
+// (every worker, at the same point, e.g. the end of an epoch) collects it on worker 0 in the
+// layout of one optimizer over all the trainable parameters ("step", "lr", "<i>.<buffer>" with i
+// the parameter's index in the module), so a checkpoint moves freely between a parameter-server
+// run and a single-process one; load_optimizer_state() hands such a state back to the servers.
 #pragma once
 
 #include <functional>
@@ -92,6 +98,19 @@ class ParameterServer {
   /// parameters then holds the final values (the workers hold all of them).
   void serve();
 
+  /// Worker, every worker at the same point (between steps): the servers' optimizer state as
+  /// one optimizer over all the trainable parameters would have it (optim::Optimizer::state_dict
+  /// layout) on worker 0 — an empty StateDict on the others. The servers answer inside serve()
+  /// once every worker has asked, so the state is that of the same steps for all of them
+  /// (asynchronous mode: each worker first pushes what it accumulated); every worker then holds
+  /// the servers' current parameters.
+  StateDict gather_optimizer_state();
+  /// Collective over all ranks, after construction and before serve()/step(): loads rank 0's
+  /// `state` (the layout gather_optimizer_state() returns; ignored on the other ranks) into the
+  /// servers' optimizers. A state that does not fit an optimizer from the factory over all the
+  /// trainable parameters is an Error naming the mismatch on rank 0 (the other ranks throw too).
+  void load_optimizer_state(const StateDict& state);
+
   /// Server: its optimizer (null on workers).
   optim::Optimizer* optimizer() { return optimizer_.get(); }
 
@@ -100,6 +119,11 @@ class ParameterServer {
 
   void push();
   void pull();
+  // Server: sends its optimizer's state to worker 0 (gather_optimizer_state's reply).
+  void send_state();
+  // Worker 0: an optimizer from the factory over all the trainable parameters, as the template
+  // of the whole state (its keys, order, shapes and dtypes).
+  std::unique_ptr<optim::Optimizer> whole_optimizer() const;
 
   nn::Module& module_;
   std::vector<Tensor> params_;
@@ -109,6 +133,7 @@ class ParameterServer {
   bool is_server_ = false;
   int num_workers_ = 0;
   std::vector<std::unique_ptr<Shard>> shards_;  // one per server
+  OptimizerFactory make_optimizer_;
   std::unique_ptr<optim::Optimizer> optimizer_;
   int64_t steps_ = 0;
   int64_t accumulated_ = 0;
