@@ -36,17 +36,22 @@ double median_seconds(int reps, const dist::Communicator& comm, const std::funct
 
 void bench_model(const char* name, const std::vector<Shape>& shapes, const dist::Communicator& comm,
                  int reps) {
-  std::vector<Tensor> params;
+  std::vector<Tensor> params, grads;
   int64_t total = 0;
   for (const Shape& s : shapes) {
     params.push_back(zeros(s, TensorOptions().requires_grad()));
-    params.back().set_grad(ones(s));
+    grads.push_back(ones(s));
     total += s.numel();
   }
   dist::GradientReducer fused(params, comm);
   dist::GradientReducer unfused(params, comm, dist::ReducerOptions().bucket_bytes(0));
+  // As in training: each step's gradients are fresh tensors of backward's (not the bucket views
+  // the last finish() left), so the reducer pays for bringing them into its buckets.
   auto reduce_all = [&](dist::GradientReducer& reducer) {
-    for (size_t k = params.size(); k-- > 0;) reducer.mark_ready(k);
+    for (size_t k = params.size(); k-- > 0;) {
+      params[k].set_grad(grads[k]);
+      reducer.mark_ready(k);
+    }
     reducer.finish();
   };
   std::vector<float> raw(static_cast<size_t>(total), 1.0f);
@@ -66,11 +71,11 @@ void bench_model(const char* name, const std::vector<Shape>& shapes, const dist:
     std::printf(
         "%-4s %9lld floats (%6.2f MiB) %2zu tensors | raw MPI_Allreduce %7.3f ms, "
         "MPI_Iallreduce+Wait "
-        "%7.3f ms | fused (%zu buckets) %7.3f ms = %.2f of raw speed | per tensor %7.3f ms (fusion "
-        "gains %.2fx)\n",
+        "%7.3f ms | fused (%zu buckets, %s) %7.3f ms = %.2f of raw speed | per tensor %7.3f ms "
+        "(fusion gains %.2fx)\n",
         name, static_cast<long long>(total), total * 4.0 / (1 << 20), params.size(), t_raw * 1e3,
-        t_iraw * 1e3, fused.num_buckets(), t_fused * 1e3, t_raw / t_fused, t_unfused * 1e3,
-        t_unfused / t_fused);
+        t_iraw * 1e3, fused.num_buckets(), fused.transport_name(), t_fused * 1e3, t_raw / t_fused,
+        t_unfused * 1e3, t_unfused / t_fused);
 }
 
 }  // namespace

@@ -1,11 +1,14 @@
 // Data-parallel scaling on the Fashion-MNIST MLP (issue 4): each rank trains with 1 thread on
 // its shard (batch 128 per rank, SGD momentum 0.9) for `steps` steps through dist::DataParallel,
 // and rank 0 prints the job's samples/s and the time per step spent waiting for the gradient
-// allreduce. Run it with -np 1 and -np 2 (bench/run_dist.sh does) and compare.
-//   usage: mpirun -np P exadnn_dist_scaling_bench [steps] [data dir]
+// allreduce. Run it with -np 1 and -np 2 (bench/run_dist.sh does) and compare. With `unsynced`,
+// each rank trains alone (no DataParallel): what the machine allows P ranks with no
+// communication at all, the ceiling for the scaling.
+//   usage: mpirun -np P exadnn_dist_scaling_bench [steps] [data dir] [unsynced]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "exadnn/data/data_loader.h"
@@ -26,7 +29,10 @@ int main(int argc, char** argv) {
   nn::Sequential model({std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(784, 512),
                         std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(512, 256),
                         std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(256, 10)});
-  dist::DataParallel ddp(model, comm);
+  const bool unsynced = argc > 3 && std::string(argv[3]) == "unsynced";
+  std::unique_ptr<dist::DataParallel> ddp;
+  if (!unsynced) ddp = std::make_unique<dist::DataParallel>(model, comm);
+  auto waited_s = [&] { return ddp ? ddp->reducer().wait_seconds() : 0.0; };
   optim::SGD opt(model.parameters(), optim::SGDOptions(0.05).momentum(0.9));
   data::DataLoader loader(
       data::load_mnist(dir, data::Split::train),
@@ -44,17 +50,18 @@ int main(int argc, char** argv) {
     }
   };
   run(20);  // warm-up
-  const double wait_before = ddp.reducer().wait_seconds();
+  const double wait_before = waited_s();
   const auto start = std::chrono::steady_clock::now();
   run(steps);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double waited = ddp.reducer().wait_seconds() - wait_before;
+  const double waited = waited_s() - wait_before;
   if (comm.rank() == 0)
     std::printf(
-        "ranks %d: %.0f samples/s (%d steps of 128 per rank in %.2f s); waiting on the allreduce "
-        "%.3f ms per step (%.1f%% of the step)\n",
-        comm.size(), steps * 128.0 * comm.size() / seconds, steps, seconds, waited / steps * 1e3,
+        "ranks %d (%s): %.0f samples/s (%d steps of 128 per rank in %.2f s); waiting on the "
+        "allreduce %.3f ms per step (%.1f%% of the step)\n",
+        comm.size(), ddp ? ddp->reducer().transport_name() : "unsynced",
+        steps * 128.0 * comm.size() / seconds, steps, seconds, waited / steps * 1e3,
         100.0 * waited / seconds);
   return 0;
 }

@@ -1,7 +1,9 @@
 #include "exadnn/dist/reducer.h"
 
 #include <chrono>
+#include <cstdlib>
 
+#include "bucket_transport.h"
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/inplace.h"
@@ -17,6 +19,28 @@ uint64_t fnv(uint64_t hash, uint64_t word) {
   return hash;
 }
 }  // namespace
+
+const char* to_string(ReducerTransport transport) {
+  switch (transport) {
+    case ReducerTransport::automatic:
+      return "auto";
+    case ReducerTransport::mpi:
+      return "mpi";
+    case ReducerTransport::shared_memory:
+      return "shared_memory";
+  }
+  return "?";
+}
+
+ReducerTransport parse_reducer_transport(const std::string& name, const std::string& where) {
+  for (ReducerTransport t :
+       {ReducerTransport::automatic, ReducerTransport::mpi, ReducerTransport::shared_memory})
+    if (name == to_string(t)) return t;
+  throw Error(where, exadnn::detail::cat("unknown gradient transport '", name,
+                                         "'; expected auto, mpi or shared_memory"));
+}
+
+GradientReducer::~GradientReducer() = default;
 
 GradientReducer::GradientReducer(std::vector<Tensor> params, Communicator comm,
                                  ReducerOptions options)
@@ -53,18 +77,39 @@ GradientReducer::GradientReducer(std::vector<Tensor> params, Communicator comm,
   }
   for (Bucket& b : buckets_) {
     const Tensor& last = params_[b.params.back()];
-    b.flat = empty({b.offset.back() + last.numel()},
-                   TensorOptions().dtype(last.dtype()).device(last.device()));
+    b.numel = b.offset.back() + last.numel();
+    b.dtype = last.dtype();
     b.pending = b.params.size();
   }
   check_layout_agrees();
+  if (comm_.size() > 1) make_transport(options.transport());
+}
+
+void GradientReducer::make_transport(ReducerTransport choice) {
+  if (const char* env = std::getenv("EXADNN_REDUCER_TRANSPORT");
+      env && choice == ReducerTransport::automatic)
+    choice = parse_reducer_transport(env, "EXADNN_REDUCER_TRANSPORT");
+  std::vector<detail::BucketShape> shapes;
+  for (const Bucket& b : buckets_)
+    shapes.push_back({b.numel, b.dtype, params_[b.params[0]].device()});
+  if (choice != ReducerTransport::mpi) {
+    std::string why;
+    transport_ = detail::make_shared_memory_transport(comm_, shapes, &why);
+    EXADNN_CHECK(transport_ || choice == ReducerTransport::automatic, kWhere,
+                 "the shared-memory transport cannot be used: ", why);
+  }
+  if (!transport_) transport_ = detail::make_mpi_transport(comm_, shapes);
+}
+
+const char* GradientReducer::transport_name() const {
+  return transport_ ? transport_->name() : "none";
 }
 
 std::string GradientReducer::layout() const {
   std::string s = exadnn::detail::cat(buckets_.size(), " buckets:");
   for (size_t i = 0; i < buckets_.size(); ++i)
     s += exadnn::detail::cat(i ? "," : "", " [", i, "] ", buckets_[i].params.size(), " tensors, ",
-                             buckets_[i].flat.numel(), " ", dtype_name(buckets_[i].flat.dtype()));
+                             buckets_[i].numel, " ", dtype_name(buckets_[i].dtype));
   return s;
 }
 
@@ -72,8 +117,8 @@ void GradientReducer::check_layout_agrees() {
   // Every rank's (number of buckets, fingerprint of every bucket's dtype, size and members).
   uint64_t hash = 0xcbf29ce484222325ull;
   for (const Bucket& b : buckets_) {
-    hash = fnv(hash, static_cast<uint64_t>(b.flat.dtype()));
-    hash = fnv(hash, static_cast<uint64_t>(b.flat.numel()));
+    hash = fnv(hash, static_cast<uint64_t>(b.dtype));
+    hash = fnv(hash, static_cast<uint64_t>(b.numel));
     for (size_t k : b.params) hash = fnv(hash, k);
   }
   Tensor mine = empty({2}, TensorOptions().dtype(DType::i64));
@@ -100,22 +145,24 @@ void GradientReducer::mark_ready(size_t index) {
 }
 
 void GradientReducer::launch_ready_buckets() {
-  // The last bucket waits for finish(): nothing is left to overlap it with, and the blocking
-  // allreduce is faster than the non-blocking one.
-  while (next_launch_ + 1 < buckets_.size() && buckets_[next_launch_].pending == 0)
-    launch(buckets_[next_launch_++]);
-  // Drive the started allreduces forward while backward computes (MPI progresses inside calls).
-  for (size_t i = 0; i < next_launch_; ++i) buckets_[i].work.test();
+  if (!transport_) return;  // one rank: nothing to reduce
+  while (next_launch_ < buckets_.size() && buckets_[next_launch_].pending == 0) {
+    fill(next_launch_);
+    transport_->start(next_launch_++);
+  }
+  transport_->progress();  // moves the started reductions on while backward computes
 }
 
-void GradientReducer::fill(Bucket& b) {
-  // Each gradient enters its slot already divided by the number of ranks (one pass over it), so
-  // the sum the allreduce makes is the average.
+void GradientReducer::fill(size_t index) {
+  // Each gradient goes into its slot of the transport's input, multiplied on the way by what
+  // the transport asks (1/P when it only sums: one pass over the gradient either way).
   NoGradGuard no_grad;
-  const double scale = 1.0 / comm_.size();
+  const Bucket& b = buckets_[index];
+  const Tensor flat = transport_->input(index);
+  const double scale = transport_->fill_scale();
   for (size_t j = 0; j < b.params.size(); ++j) {
     const Tensor& p = params_[b.params[j]];
-    Tensor slot = b.flat.narrow(0, b.offset[j], p.numel());
+    Tensor slot = flat.narrow(0, b.offset[j], p.numel());
     const Tensor g = p.grad();
     if (!g.defined())
       fill_(slot, 0.0);
@@ -126,30 +173,27 @@ void GradientReducer::fill(Bucket& b) {
   }
 }
 
-void GradientReducer::launch(Bucket& b) {
-  fill(b);
-  b.launched = true;
-  b.work = comm_.allreduce(b.flat);
-}
-
 void GradientReducer::finish() {
   if (!in_step_) return;
   for (Bucket& b : buckets_) b.pending = 0;  // gradients that never came count as zeros
   launch_ready_buckets();
-  Bucket& last = buckets_.back();
-  fill(last);
+  if (!transport_) {  // one rank: the gradients are the average; a missing one counts as zeros
+    for (Tensor& p : params_)
+      if (!p.grad().defined())
+        p.set_grad(zeros(p.shape(), TensorOptions().dtype(p.dtype()).device(p.device())));
+  }
   const auto start = std::chrono::steady_clock::now();
-  comm_.allreduce_blocking(last.flat);
-  for (Bucket& b : buckets_) {
-    b.work.wait();                                  // done already for the last bucket
+  for (size_t k = buckets_.size(); transport_ && k-- > 0;) {  // the last-started bucket first
+    transport_->wait(k);
+    const Tensor averaged = transport_->result(k);
+    const Bucket& b = buckets_[k];
     for (size_t j = 0; j < b.params.size(); ++j) {  // no copy back: views into the bucket
       Tensor& p = params_[b.params[j]];
-      p.set_grad(b.flat.narrow(0, b.offset[j], p.numel()).view(p.shape()));
+      p.set_grad(averaged.narrow(0, b.offset[j], p.numel()).view(p.shape()));
     }
-    b.launched = false;
-    b.pending = b.params.size();
   }
   wait_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (Bucket& b : buckets_) b.pending = b.params.size();
   std::fill(ready_.begin(), ready_.end(), false);
   next_launch_ = 0;
   in_step_ = false;

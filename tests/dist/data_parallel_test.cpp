@@ -2,7 +2,10 @@
 // off, awkward bucket sizes and dtypes, gradient accumulation, layout mismatches.
 #include "exadnn/dist/data_parallel.h"
 
+#include <cstdlib>
+
 #include "dist_testing.h"
+#include "exadnn/ops/inplace.h"
 
 namespace exadnn::dist {
 namespace {
@@ -17,7 +20,14 @@ void train(nn::Module& model, int64_t begin, int64_t count, int steps) {
   testing::train_on_fixed_batch(model, begin, count, steps);
 }
 
-TEST(DataParallel, ShardsMatchOneProcessOnTheWholeBatch) {
+// Every test that reduces runs over both transports (on one node, as here, both are possible).
+class TransportTest : public ::testing::TestWithParam<ReducerTransport> {};
+const auto kTransports = ::testing::Values(ReducerTransport::mpi, ReducerTransport::shared_memory);
+std::string transport_label(const ::testing::TestParamInfo<ReducerTransport>& info) {
+  return to_string(info.param);
+}
+
+TEST_P(TransportTest, ShardsMatchOneProcessOnTheWholeBatch) {
   Communicator comm = Communicator::world();
   const int64_t shard = 12 / comm.size();
   auto reference = mlp();
@@ -25,18 +35,53 @@ TEST(DataParallel, ShardsMatchOneProcessOnTheWholeBatch) {
 
   auto model = mlp(comm.rank() == 0 ? 1 : comm.rank() + 100);  // the wrap broadcasts rank 0's
   auto rank0_init = mlp();
-  DataParallel ddp(*model, comm);
+  DataParallel ddp(*model, comm, ReducerOptions().transport(GetParam()));
   EXPECT_TRUE(same_weights(*model, *rank0_init, 0));
   train(*model, comm.rank() * shard, shard, 10);
   EXPECT_TRUE(same_weights(*model, *reference, 1e-6));
 }
 
-TEST(DataParallel, FusedAndUnfusedGiveTheSameWeights) {
+TEST_P(TransportTest, AveragedGradientsArePrivateToEachRank) {
+  // Clipping or unscaling gradients in place on one rank must not touch another rank's.
+  Communicator comm = Communicator::world();
+  std::vector<Tensor> params{zeros({1000}, TensorOptions().requires_grad())};
+  GradientReducer reducer(params, comm, ReducerOptions().transport(GetParam()));
+  for (int step = 0; step < 3; ++step) {
+    params[0].set_grad(full({1000}, comm.rank() + 1.0));
+    reducer.mark_ready(0);
+    reducer.finish();
+    const double average = (comm.size() + 1) / 2.0;
+    EXPECT_TRUE(exadnn::testing::all_close(params[0].grad(), full({1000}, average)));
+    mul_(params[0].grad(), 10.0 * (comm.rank() + 1));  // this rank's own business
+    comm.barrier().wait();
+    EXPECT_TRUE(exadnn::testing::all_close(params[0].grad(),
+                                           full({1000}, average * 10 * (comm.rank() + 1))))
+        << "step " << step;
+    comm.barrier().wait();
+  }
+}
+
+TEST(Reducer, TransportIsChosenAndNamed) {
+  Communicator comm = Communicator::world();
+  std::vector<Tensor> params{zeros({10}, TensorOptions().requires_grad())};
+  const std::string automatic = comm.size() == 1                          ? "none"
+                                : std::getenv("EXADNN_REDUCER_TRANSPORT") ? ""
+                                                                          : "shared memory";
+  if (!automatic.empty()) EXPECT_EQ(GradientReducer(params, comm).transport_name(), automatic);
+  EXPECT_STREQ(GradientReducer(params, comm, ReducerOptions().transport(ReducerTransport::mpi))
+                   .transport_name(),
+               comm.size() == 1 ? "none" : "mpi");
+  EXPECT_EQ(parse_reducer_transport("shared_memory", "test"), ReducerTransport::shared_memory);
+  EXPECT_EXADNN_ERROR(parse_reducer_transport("nccl", "distributed.transport"),
+                      "unknown gradient transport 'nccl'; expected auto, mpi or shared_memory");
+}
+
+TEST_P(TransportTest, FusedAndUnfusedGiveTheSameWeights) {
   Communicator comm = Communicator::world();
   const int64_t shard = 12 / comm.size();
   auto fused = mlp(), unfused = mlp();
-  DataParallel a(*fused, comm);
-  DataParallel b(*unfused, comm, ReducerOptions().bucket_bytes(0));
+  DataParallel a(*fused, comm, ReducerOptions().transport(GetParam()));
+  DataParallel b(*unfused, comm, ReducerOptions().bucket_bytes(0).transport(GetParam()));
   EXPECT_EQ(a.reducer().num_buckets(), 1u);
   EXPECT_EQ(b.reducer().num_buckets(), 4u);
   train(*fused, comm.rank() * shard, shard, 5);
@@ -44,10 +89,10 @@ TEST(DataParallel, FusedAndUnfusedGiveTheSameWeights) {
   EXPECT_TRUE(same_weights(*fused, *unfused, 1e-6));
 }
 
-TEST(DataParallel, NoSyncAccumulatesThenAveragesOnce) {
+TEST_P(TransportTest, NoSyncAccumulatesThenAveragesOnce) {
   Communicator comm = Communicator::world();
   auto model = mlp();
-  DataParallel ddp(*model, comm);
+  DataParallel ddp(*model, comm, ReducerOptions().transport(GetParam()));
   FixedBatch b;
   const int r = comm.rank();
   auto loss_on = [&](int64_t row) {
@@ -73,6 +118,8 @@ TEST(DataParallel, NoSyncAccumulatesThenAveragesOnce) {
   EXPECT_TRUE(exadnn::testing::all_close(synced, sum_of_grads * (1.0 / comm.size())));
 }
 
+INSTANTIATE_TEST_SUITE_P(DataParallel, TransportTest, kTransports, transport_label);
+
 TEST(DataParallel, DifferentModelsOnDifferentRanksAreRefused) {
   Communicator comm = Communicator::world();
   if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
@@ -81,18 +128,19 @@ TEST(DataParallel, DifferentModelsOnDifferentRanksAreRefused) {
 }
 
 // Parameters of awkward sizes whose gradient on rank r is (r + 1) * (index + 1).
-class ReducerTest : public ::testing::TestWithParam<DType> {};
+class ReducerTest : public ::testing::TestWithParam<std::tuple<DType, ReducerTransport>> {};
 
 TEST_P(ReducerTest, AwkwardBucketsAverage) {
-  const DType dt = GetParam();
+  const auto [dt, transport] = GetParam();
   Communicator comm = Communicator::world();
   const int r = comm.rank(), p = comm.size();
   std::vector<Tensor> params;
   for (int64_t n : {3, 1000, 70000, 5, 1})
     params.push_back(zeros({n}, TensorOptions().dtype(dt).requires_grad()));
   // First bucket 2 KiB, others 100 KiB: the 70 000-element tensor gets a bucket of its own.
-  GradientReducer reducer(params, comm,
-                          ReducerOptions().first_bucket_bytes(2048).bucket_bytes(100 << 10));
+  GradientReducer reducer(
+      params, comm,
+      ReducerOptions().first_bucket_bytes(2048).bucket_bytes(100 << 10).transport(transport));
   EXPECT_GE(reducer.num_buckets(), 3u) << reducer.layout();
   for (int step = 0; step < 2; ++step) {
     for (size_t k = params.size(); k-- > 0;) {  // arrive in reverse, like backward
@@ -101,8 +149,8 @@ TEST_P(ReducerTest, AwkwardBucketsAverage) {
       reducer.mark_ready(k);
     }
     reducer.finish();
-    // Each rank's gradient is divided by p before the sum: exact when p is a power of two,
-    // rounded once per term (within the dtype's tolerance) otherwise.
+    // Exact when p is a power of two (dividing by p is then exact), within the dtype's
+    // tolerance otherwise.
     const bool exact = (p & (p - 1)) == 0;
     for (size_t k = 0; k < params.size(); ++k) {
       const double expected = k == 3 ? 0.0 : (k + 1) * (p + 1) / 2.0;
@@ -121,8 +169,13 @@ TEST_P(ReducerTest, AwkwardBucketsAverage) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Reducer, ReducerTest,
-                         ::testing::Values(DType::f32, DType::f64, DType::bf16, DType::f16),
-                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+                         ::testing::Combine(::testing::Values(DType::f32, DType::f64, DType::bf16,
+                                                              DType::f16),
+                                            kTransports),
+                         [](const auto& info) {
+                           return std::string(dtype_name(std::get<0>(info.param))) + "_" +
+                                  to_string(std::get<1>(info.param));
+                         });
 
 TEST(Reducer, BucketsFollowReverseOrderAndDtype) {
   Communicator comm = Communicator::world();
