@@ -10,15 +10,18 @@ TrainConfig parse_with(const std::string& distributed) {
 }
 
 TEST(MpiConfig, AllreduceAndParameterServerSettings) {
-  const TrainConfig a = parse_with("{mode: allreduce, bucket_mb: 4, first_bucket_mb: 0.5, timeout_s: 20}");
+  const TrainConfig a = parse_with(
+      "{mode: allreduce, bucket_mb: 4, first_bucket_mb: 0.5, transport: mpi, timeout_s: 20}");
   EXPECT_TRUE(a.mpi.enabled);
   EXPECT_FALSE(a.hogwild.enabled);
   EXPECT_EQ(a.mpi.mode, "allreduce");
   EXPECT_EQ(a.mpi.bucket_mb, 4);
   EXPECT_EQ(a.mpi.first_bucket_mb, 0.5);
   EXPECT_EQ(a.mpi.timeout_s, 20);
-  const TrainConfig p =
-      parse_with("{mode: param_server, servers: 2, asynchronous: true, push_every: 3, pull_every: 4}");
+  EXPECT_EQ(a.mpi.transport, "mpi");
+  EXPECT_EQ(parse_with("{mode: allreduce}").mpi.transport, "auto");
+  const TrainConfig p = parse_with(
+      "{mode: param_server, servers: 2, asynchronous: true, push_every: 3, pull_every: 4}");
   EXPECT_EQ(p.mpi.mode, "param_server");
   EXPECT_EQ(p.mpi.servers, 2);
   EXPECT_TRUE(p.mpi.asynchronous);
@@ -28,7 +31,8 @@ TEST(MpiConfig, AllreduceAndParameterServerSettings) {
 }
 
 TEST(MpiConfig, AsyncRmaSettings) {
-  const TrainConfig r = parse_with("{mode: async_rma, staleness: 3, atomic_reads: true, timeout_s: 9}");
+  const TrainConfig r =
+      parse_with("{mode: async_rma, staleness: 3, atomic_reads: true, timeout_s: 9}");
   EXPECT_TRUE(r.mpi.enabled);
   EXPECT_EQ(r.mpi.mode, "async_rma");
   EXPECT_EQ(r.mpi.staleness, 3);
@@ -46,9 +50,13 @@ TEST(MpiConfig, ProblemsNameTheKeyAndLine) {
                       "unknown key 'servers' in distributed (mode allreduce allows:");
   EXPECT_EXADNN_ERROR(parse_with("{mode: param_server, servers: 0}"),
                       "'distributed.servers' must be a positive integer, got '0'");
-  EXPECT_EXADNN_ERROR(parse_with("{mode: param_server, push_every: 2}"), "need 'asynchronous: true'");
-  EXPECT_EXADNN_ERROR(parse_with("{mode: ring}"), "'distributed.mode' must be one of allreduce, param_server");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: param_server, push_every: 2}"),
+                      "need 'asynchronous: true'");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: ring}"),
+                      "'distributed.mode' must be one of allreduce, param_server");
   EXPECT_EXADNN_ERROR(parse_with("{mode: allreduce, timeout_s: -1}"), "positive number of seconds");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: allreduce, transport: nccl}"),
+                      "'distributed.transport' must be auto, mpi or shared_memory, got 'nccl'");
 }
 
 }  // namespace

@@ -50,7 +50,8 @@ class MpiDistribution : public Distribution {
     a.wait();
     b.wait();
     const double* s = sums.data<double>();
-    return {s[0], static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]), slowest.data<double>()[0]};
+    return {s[0], static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]),
+            slowest.data<double>()[0]};
   }
 
   // EXADNN_STRAGGLER: sleeps (factor - 1) × this rank's fastest step so far (its own compute
@@ -81,7 +82,10 @@ class AllreduceDistribution : public MpiDistribution {
     const auto mib = [](double mb) { return static_cast<int64_t>(mb * (1 << 20)); };
     ddp_ = std::make_unique<dist::DataParallel>(
         model, world_,
-        dist::ReducerOptions().bucket_bytes(mib(spec_.bucket_mb)).first_bucket_bytes(mib(spec_.first_bucket_mb)));
+        dist::ReducerOptions()
+            .bucket_bytes(mib(spec_.bucket_mb))
+            .first_bucket_bytes(mib(spec_.first_bucket_mb))
+            .transport(dist::parse_reducer_transport(spec_.transport, "distributed.transport")));
   }
   void step(optim::Optimizer& opt) override {
     opt.step();
@@ -93,8 +97,9 @@ class AllreduceDistribution : public MpiDistribution {
     return all;
   }
   std::string describe() const override {
-    return detail::cat(world_.size(), " ranks, allreduce (", ddp_ ? ddp_->reducer().num_buckets() : 0,
-                       " gradient buckets)");
+    return detail::cat(world_.size(), " ranks, allreduce (",
+                       ddp_ ? ddp_->reducer().num_buckets() : 0, " gradient buckets, ",
+                       ddp_ ? ddp_->reducer().transport_name() : "", ")");
   }
 
  private:
@@ -112,13 +117,12 @@ class ParameterServerDistribution : public MpiDistribution {
     return trains() ? o.distributed(world_.rank(), world_.size() - spec_.servers) : o;
   }
   void attach(nn::Module& model, const MakeOptimizer& make_optimizer) override {
-    ps_ = std::make_unique<dist::ParameterServer>(
-        model, world_, make_optimizer,
-        dist::ParameterServerOptions()
-            .servers(spec_.servers)
-            .asynchronous(spec_.asynchronous)
-            .push_every(spec_.push_every)
-            .pull_every(spec_.pull_every));
+    ps_ = std::make_unique<dist::ParameterServer>(model, world_, make_optimizer,
+                                                  dist::ParameterServerOptions()
+                                                      .servers(spec_.servers)
+                                                      .asynchronous(spec_.asynchronous)
+                                                      .push_every(spec_.push_every)
+                                                      .pull_every(spec_.pull_every));
   }
   void step(optim::Optimizer&) override { ps_->step(); }
   void serve() override { ps_->serve(); }

@@ -12,16 +12,18 @@ bool is_mpi_mode(const std::string& mode) {
 
 bool parse_mpi(const YAML::Node& node, MpiSpec& spec,
                const std::function<void(const YAML::Node&, const std::string&)>& report) {
-  if (!node.IsMap() || !node["mode"] || !node["mode"].IsScalar() || !is_mpi_mode(node["mode"].Scalar()))
+  if (!node.IsMap() || !node["mode"] || !node["mode"].IsScalar() ||
+      !is_mpi_mode(node["mode"].Scalar()))
     return false;
   spec.enabled = true;
   spec.mode = node["mode"].Scalar();
   const bool ps = spec.mode == "param_server";
   const std::set<std::string> allowed =
-      ps ? std::set<std::string>{"mode", "servers", "asynchronous", "push_every", "pull_every", "timeout_s"}
+      ps ? std::set<std::string>{"mode",       "servers",    "asynchronous",
+                                 "push_every", "pull_every", "timeout_s"}
       : spec.mode == "async_rma"
           ? std::set<std::string>{"mode", "staleness", "atomic_reads", "timeout_s"}
-          : std::set<std::string>{"mode", "bucket_mb", "first_bucket_mb", "timeout_s"};
+          : std::set<std::string>{"mode", "bucket_mb", "first_bucket_mb", "transport", "timeout_s"};
   std::string allowed_list;
   for (const auto& k : allowed) allowed_list += (allowed_list.empty() ? "" : ", ") + k;
   for (auto it = node.begin(); it != node.end(); ++it) {
@@ -49,14 +51,21 @@ bool parse_mpi(const YAML::Node& node, MpiSpec& spec,
   auto non_negative = [](auto x) { return x >= 0; };
   read("bucket_mb", spec.bucket_mb, non_negative, "a size in MiB >= 0");
   read("first_bucket_mb", spec.first_bucket_mb, non_negative, "a size in MiB >= 0");
+  read(
+      "transport", spec.transport,
+      [](const std::string& t) { return t == "auto" || t == "mpi" || t == "shared_memory"; },
+      "auto, mpi or shared_memory");
   read("servers", spec.servers, positive, "a positive integer");
-  read("asynchronous", spec.asynchronous, [](bool) { return true; }, "true or false");
+  read(
+      "asynchronous", spec.asynchronous, [](bool) { return true; }, "true or false");
   read("push_every", spec.push_every, positive, "a positive integer");
   read("pull_every", spec.pull_every, positive, "a positive integer");
   read("timeout_s", spec.timeout_s, positive, "a positive number of seconds");
-  read("staleness", spec.staleness, [](int64_t s) { return s >= -1; },
-       "-1 (no bound) or an integer >= 0");
-  read("atomic_reads", spec.atomic_reads, [](bool) { return true; }, "true or false");
+  read(
+      "staleness", spec.staleness, [](int64_t s) { return s >= -1; },
+      "-1 (no bound) or an integer >= 0");
+  read(
+      "atomic_reads", spec.atomic_reads, [](bool) { return true; }, "true or false");
   if (ps && !spec.asynchronous && (node["push_every"] || node["pull_every"]))
     report(node["push_every"] ? node["push_every"] : node["pull_every"],
            "'distributed.push_every' and 'pull_every' need 'asynchronous: true' (the synchronous "

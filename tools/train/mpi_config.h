@@ -1,5 +1,6 @@
 // The MPI modes of the config's `distributed:` section:
-//   distributed: {mode: allreduce, bucket_mb: 25, first_bucket_mb: 1, timeout_s: 300}
+//   distributed: {mode: allreduce, bucket_mb: 25, first_bucket_mb: 1, transport: auto,
+//                 timeout_s: 300}
 //   distributed: {mode: param_server, servers: 1, asynchronous: false, push_every: 1, pull_every: 1}
 //   distributed: {mode: async_rma, staleness: -1, atomic_reads: false, timeout_s: 300}
 // Run them under `mpirun -np P exadnn train ...`. The shared-memory modes of the same section are
@@ -23,6 +24,7 @@ struct MpiSpec {
   std::string mode = "allreduce";  ///< allreduce, param_server, async_rma
   double bucket_mb = 25;           ///< allreduce: bucket size (MiB); 0 = one allreduce per tensor
   double first_bucket_mb = 1;      ///< allreduce: first bucket (MiB)
+  std::string transport = "auto";  ///< allreduce: auto, mpi, shared_memory (dist::ReducerTransport)
   int servers = 1;                 ///< param_server: server ranks (the last ones)
   bool asynchronous = false;       ///< param_server: Downpour instead of synchronous
   int push_every = 1;              ///< param_server, asynchronous: steps between pushes
