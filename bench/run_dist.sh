@@ -3,7 +3,8 @@
 #  - gradient synchronisation (fused reducer vs raw MPI_Allreduce vs per tensor) on 2 ranks, with
 #    the default transport (shared memory on one node) and with the MPI transport;
 #  - data-parallel scaling of the MLP: 2 ranks x 1 thread vs 1 rank x 1 thread, with each
-#    transport, and 2 unsynced ranks (no communication: the machine's ceiling).
+#    transport, and the two baselines: 2 unsynced ranks (no communication: the machine's
+#    ceiling) and 2 ranks in lockstep (a barrier per step, no data: the cost of the jitter).
 # The runs alternate RUNS times and print each; quote the medians.
 #   usage: bench/run_dist.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
@@ -20,5 +21,7 @@ for run in $(seq "$RUNS"); do
   EXADNN_REDUCER_TRANSPORT=auto "${MPI[@]}" -np 1 "$SCALING" 300
   EXADNN_REDUCER_TRANSPORT=auto "${MPI[@]}" -np 2 "$SCALING" 300
   EXADNN_REDUCER_TRANSPORT=mpi "${MPI[@]}" -np 2 "$SCALING" 300
-  EXADNN_REDUCER_TRANSPORT=auto "${MPI[@]}" -np 2 "$SCALING" 300 /usr/share/datasets/fashion-mnist unsynced
+  for baseline in unsynced lockstep; do
+    "${MPI[@]}" -np 2 "$SCALING" 300 /usr/share/datasets/fashion-mnist $baseline
+  done
 done
