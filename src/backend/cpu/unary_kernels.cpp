@@ -3,6 +3,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "../saturating_cast.h"
 #include "exadnn/backend/kernels.h"
 #include "loops.h"
 
@@ -35,19 +36,8 @@ struct Kernels {
     else
       unary<T>(o, i, [](C x) { return x > C(0) ? x : C(0); });
   }
-  // Bounds beyond the type's range saturate to it (clamp(u8, -3, 300) is the identity).
-  static C bound(double v) {
-    if constexpr (std::is_integral_v<C>) {
-      const double lo = static_cast<double>(std::numeric_limits<C>::lowest());
-      const double hi = static_cast<double>(std::numeric_limits<C>::max());
-      return v <= lo ? std::numeric_limits<C>::lowest()
-                     : (v >= hi ? std::numeric_limits<C>::max() : static_cast<C>(v));
-    } else {
-      return static_cast<C>(v);
-    }
-  }
   static void clamp(const Tensor& o, const Tensor& i, const UnaryParams& p) {
-    const C lo = bound(p.a), hi = bound(p.b);
+    const C lo = backend::saturating_cast<C>(p.a), hi = backend::saturating_cast<C>(p.b);
     unary<T>(o, i, [lo, hi](C x) { return x < lo ? lo : (x > hi ? hi : x); });
   }
   // Transcendental functions: floating types only.

@@ -4,6 +4,7 @@
 // integers map NaN to 0 and saturate.
 #include <limits>
 
+#include "../saturating_cast.h"
 #include "device_types.cuh"
 
 namespace exadnn::cuda {
@@ -125,19 +126,6 @@ struct PowScalar {
   __device__ C operator()(C x) const { return d_pow(x, e); }
 };
 
-// A clamp bound in the compute type; bounds beyond an integer type's range saturate to it.
-template <class C>
-C bound(double v) {
-  if constexpr (std::is_integral_v<C>) {
-    const double lo = static_cast<double>(std::numeric_limits<C>::lowest());
-    const double hi = static_cast<double>(std::numeric_limits<C>::max());
-    return v <= lo ? std::numeric_limits<C>::lowest()
-                   : (v >= hi ? std::numeric_limits<C>::max() : static_cast<C>(v));
-  } else {
-    return static_cast<C>(v);
-  }
-}
-
 template <class T, class Op>
 void run_unary(const IterShape& s, Operand out, Operand in, Op op) {
   launch_elementwise(s, Operands<2>{{out, in}}, UnaryFn<T, Op>{op}, "unary");
@@ -160,7 +148,7 @@ void unary_for(UnaryOp op, ElemType type, const IterShape& s, Operand out, Opera
       case UnaryOp::relu:
         return run_unary<T>(s, out, in, Relu<C>{});
       case UnaryOp::clamp:
-        return run_unary<T>(s, out, in, Clamp<C>{bound<C>(a), bound<C>(b)});
+        return run_unary<T>(s, out, in, Clamp<C>{backend::saturating_cast<C>(a), backend::saturating_cast<C>(b)});
       default:
         break;
     }
