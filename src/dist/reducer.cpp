@@ -86,9 +86,21 @@ GradientReducer::GradientReducer(std::vector<Tensor> params, Communicator comm,
 }
 
 void GradientReducer::make_transport(ReducerTransport choice) {
+  if (buckets_.empty()) return;  // nothing to reduce (the same on every rank: layouts agree)
   if (const char* env = std::getenv("EXADNN_REDUCER_TRANSPORT");
       env && choice == ReducerTransport::automatic)
     choice = parse_reducer_transport(env, "EXADNN_REDUCER_TRANSPORT");
+  // The choice decides which collectives follow: every rank must make the same one.
+  Tensor choices = empty({comm_.size()}, TensorOptions().dtype(DType::i64));
+  comm_.allgather(choices, from_vector<int64_t>({static_cast<int64_t>(choice)})).wait();
+  const int64_t* chosen = choices.data<int64_t>();
+  for (int r = 1; r < comm_.size(); ++r)  // every rank names the same culprit
+    EXADNN_CHECK(chosen[r] == chosen[0], kWhere, "rank ", r, " asks for the ",
+                 to_string(static_cast<ReducerTransport>(chosen[r])),
+                 " gradient transport but rank 0 for ",
+                 to_string(static_cast<ReducerTransport>(chosen[0])),
+                 " (ReducerOptions::transport, distributed.transport or EXADNN_REDUCER_TRANSPORT "
+                 "must agree)");
   std::vector<detail::BucketShape> shapes;
   for (const Bucket& b : buckets_)
     shapes.push_back({b.numel, b.dtype, params_[b.params[0]].device()});

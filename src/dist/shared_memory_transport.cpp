@@ -31,6 +31,7 @@
 #include "bucket_transport.h"
 #include "comm_state.h"
 #include "exadnn/ops/factories.h"
+#include "mpi_check.h"
 #include "shared_segment.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -203,15 +204,18 @@ class SharedMemoryTransport final : public BucketTransport {
 
 std::unique_ptr<BucketTransport> make_shared_memory_transport(
     const Communicator& comm, const std::vector<BucketShape>& buckets, std::string* why) {
-  for (const BucketShape& b : buckets) {
-    if (!b.device.is_cpu()) {
-      *why = exadnn::detail::cat("the gradients are on ", b.device.str(), ", not in host memory");
-      return nullptr;
-    }
-  }
+  // Every rank must reach the same verdict (the segment's creation is collective).
   CommState& state = *comm.state();
-  if (!single_node(state)) {
-    *why = "the ranks are not all on one node";
+  std::string mine;
+  for (const BucketShape& b : buckets)
+    if (!b.device.is_cpu())
+      mine = exadnn::detail::cat("the gradients are on ", b.device.str(), ", not in host memory");
+  if (!single_node(state)) mine = "the ranks are not all on one node";
+  if (buckets.empty()) mine = "there are no gradients";
+  int usable = mine.empty() ? 1 : 0;
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, state.data), "Allreduce");
+  if (!usable) {
+    *why = mine.empty() ? "another rank's gradients are not in host memory" : mine;
     return nullptr;
   }
   size_t bytes = SharedMemoryTransport::counters_bytes(buckets.size(), comm.size());

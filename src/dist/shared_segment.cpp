@@ -48,9 +48,7 @@ bool single_node(const CommState& comm) {
   int node_size = 0;
   MPI_Comm_size(node, &node_size);
   MPI_Comm_free(&node);
-  int all_here = node_size == comm.size ? 1 : 0;
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &all_here, 1, MPI_INT, MPI_MIN, comm.data), "Allreduce");
-  return all_here != 0;
+  return node_size == comm.size;
 }
 
 std::optional<SharedSegment> SharedSegment::create(CommState& comm, size_t bytes,

@@ -38,7 +38,8 @@ class SharedSegment {
   size_t size_ = 0;
 };
 
-/// True when every rank of `comm` runs on this rank's node (collective).
+/// True when every rank of `comm` runs on this rank's node (collective; the same answer on every
+/// rank only when it is true: combine it over the ranks before acting on it).
 bool single_node(const CommState& comm);
 
 }  // namespace exadnn::dist::detail

@@ -72,6 +72,12 @@ TEST(Reducer, TransportIsChosenAndNamed) {
                    .transport_name(),
                comm.size() == 1 ? "none" : "mpi");
   EXPECT_EQ(parse_reducer_transport("shared_memory", "test"), ReducerTransport::shared_memory);
+  EXPECT_STREQ(GradientReducer({}, comm).transport_name(), "none");  // no parameters: nothing
+  if (comm.size() > 1) {  // ranks that disagree are told so (instead of hanging)
+    const auto mine = comm.rank() == 1 ? ReducerTransport::mpi : ReducerTransport::shared_memory;
+    EXPECT_EXADNN_ERROR(GradientReducer(params, comm, ReducerOptions().transport(mine)),
+                        "rank 1 asks for the mpi gradient transport", "must agree");
+  }
   EXPECT_EXADNN_ERROR(parse_reducer_transport("nccl", "distributed.transport"),
                       "unknown gradient transport 'nccl'; expected auto, mpi or shared_memory");
 }
