@@ -15,7 +15,8 @@ namespace exadnn::dist {
 
 namespace {
 constexpr const char* kWhere = "dist::RmaParameterStore";
-constexpr int64_t kFinished = INT64_MAX;  // the update count of a rank that called finish()
+// The update count of a rank that called finish() or pause(): never the slowest.
+constexpr int64_t kFinished = INT64_MAX;
 
 using detail::mpi_check;
 
@@ -180,11 +181,25 @@ void RmaParameterStore::step(optim::Optimizer& opt) {
 
 void RmaParameterStore::count_update() {
   ++updates_;
+  // Paused, the window holds kFinished: the first update after it puts the true count back.
+  const int64_t value = paused_ ? updates_ : 1;
+  set_own_count(value, /*replace=*/paused_);
+  paused_ = false;
+}
+
+void RmaParameterStore::set_own_count(int64_t value, bool replace) {
   const int me = comm_.rank();
-  const int64_t one = 1;
-  mpi_check(MPI_Accumulate(&one, 1, MPI_INT64_T, me, 0, 1, MPI_INT64_T, MPI_SUM, windows_->counts),
+  mpi_check(MPI_Accumulate(&value, 1, MPI_INT64_T, me, 0, 1, MPI_INT64_T,
+                           replace ? MPI_REPLACE : MPI_SUM, windows_->counts),
             "RmaParameterStore: counting an update");
   mpi_check(MPI_Win_flush(me, windows_->counts), "RmaParameterStore: MPI_Win_flush");
+}
+
+void RmaParameterStore::pause() {
+  EXADNN_CHECK(!finished_, kWhere, "pause() after finish()");
+  if (paused_ || options_.staleness() < 0) return;  // without a bound nobody waits anyway
+  set_own_count(kFinished, /*replace=*/true);
+  paused_ = true;
 }
 
 std::vector<int64_t> RmaParameterStore::update_counts() {
@@ -230,12 +245,7 @@ void RmaParameterStore::wait_for_stragglers() {
 
 void RmaParameterStore::finish() {
   if (finished_) return;
-  const int me = comm_.rank();
-  const int64_t done = kFinished;  // nobody waits for a finished rank
-  mpi_check(
-      MPI_Accumulate(&done, 1, MPI_INT64_T, me, 0, 1, MPI_INT64_T, MPI_REPLACE, windows_->counts),
-      "RmaParameterStore::finish: marking this rank finished");
-  mpi_check(MPI_Win_flush(me, windows_->counts), "RmaParameterStore: MPI_Win_flush");
+  set_own_count(kFinished, /*replace=*/true);  // nobody waits for a finished rank
   // Every rank's updates were flushed before it got here: after the barrier, all are in.
   comm_.barrier().wait();
   read();

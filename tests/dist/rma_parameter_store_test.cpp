@@ -121,6 +121,31 @@ TEST(RmaParameterStore, NoRankGetsMoreThanStalenessUpdatesAhead) {
   for (float v : flat(*model)) ASSERT_EQ(v, static_cast<float>(comm.size() * 30));
 }
 
+// Ranks run out of work unevenly (batches claimed first come, first served) and then meet in a
+// collective: a paused rank is not waited for, and its next update counts it again.
+TEST(RmaParameterStore, APausedRankIsNotWaitedFor) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  comm.set_timeout(std::chrono::seconds(10));  // without pause(): a TimeoutError, not a hang
+  auto model = zero_module();
+  RmaParameterStore store(*model, comm, RmaOptions().staleness(1));
+  const std::vector<float> ones(1000, 1.0f);
+  const int updates = comm.rank() == 0 ? 5 : 1;  // rank 0 ends 4 updates ahead
+  for (int k = 0; k < updates; ++k) store.accumulate(ones.data());
+  store.pause();
+  EXPECT_EQ(store.update_counts()[static_cast<size_t>(comm.rank())], INT64_MAX);
+  comm.barrier().wait();   // where the others wait while rank 0 finishes its updates
+  if (comm.rank() != 0) {  // a paused rank's next update counts it again, with its true count
+    store.accumulate(ones.data());
+    EXPECT_EQ(store.update_counts()[static_cast<size_t>(comm.rank())], 2);
+  }
+  comm.barrier().wait();
+  store.finish();
+  store.read();
+  const float expected = static_cast<float>(5 + 2 * (comm.size() - 1));
+  for (float v : flat(*model)) ASSERT_EQ(v, expected);
+}
+
 // Linear regression with a planted solution; every rank draws its own examples and updates
 // asynchronously (momentum, staleness bound 4); all end at the same, nearly exact weights.
 TEST(RmaParameterStore, ConvergesOnAPlantedLinearRegression) {

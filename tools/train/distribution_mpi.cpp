@@ -181,6 +181,9 @@ class AsyncRmaDistribution : public MpiDistribution {
     store_->read();
   }
   EpochTotals combine(const EpochTotals& mine) override {
+    // Out of batches: the others, still finishing theirs, must not wait for this rank's updates
+    // (a staleness bound would wait forever for a rank that waits in the collective below).
+    store_->pause();
     const EpochTotals all = combine_over(world_, mine);
     // Every rank is done with the epoch: the next one's tickets follow all of this one's claims.
     Tensor claims = from_vector<int64_t>({claims_});

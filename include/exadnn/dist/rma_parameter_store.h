@@ -28,7 +28,10 @@
 // Staleness: with `staleness(s)` (s >= 0) a rank that has made more than s updates more than the
 // slowest rank still training waits after its update until that rank catches up. The update
 // counts live in a second small window (one int64 per rank, read with MPI_Get_accumulate/NO_OP);
-// a finished rank stops counting as the slowest. A wait longer than the communicator's timeout
+// a finished rank stops counting as the slowest, and so does a paused one (pause(): a rank that
+// has run out of work until the next collective point, e.g. the end of an epoch whose batches
+// the ranks claim first come, first served, must not be waited for). A wait longer than the
+// communicator's timeout
 // throws a TimeoutError naming the ranks it waited for (a dead or hung rank). Without a bound
 // (the default), no rank ever waits for another before finish().
 //
@@ -103,6 +106,11 @@ class RmaParameterStore {
   /// Adds `delta` (N f32 values, flattened in module order) to the shared parameters.
   void accumulate(const float* delta);
 
+  /// This rank makes no update until its next one: until then nobody waits for it (it stops
+  /// counting as the slowest). For a rank about to enter a collective that the others reach only
+  /// after their own updates (end of epoch); its next update counts it again.
+  void pause();
+
   /// Collective: ends this rank's updates, waits (with the communicator's timeout) for every
   /// rank to end its own, then releases and frees the windows. read() still works afterwards
   /// (it returns the final parameters, the same on every rank).
@@ -114,7 +122,8 @@ class RmaParameterStore {
   int64_t shard_begin(int r) const;
   /// Updates this rank has made.
   int64_t updates() const { return updates_; }
-  /// Every rank's update count as the windows hold it now (a finished rank: INT64_MAX).
+  /// Every rank's update count as the windows hold it now (a finished or paused rank:
+  /// INT64_MAX).
   std::vector<int64_t> update_counts();
   const Communicator& communicator() const { return comm_; }
   const RmaOptions& options() const { return options_; }
@@ -125,6 +134,8 @@ class RmaParameterStore {
   void pack(std::vector<float>& out) const;
   void unpack(const std::vector<float>& in);
   void count_update();
+  // Writes this rank's entry of the count window: `value` replaces it, or is added to it.
+  void set_own_count(int64_t value, bool replace);
   void wait_for_stragglers();
 
   std::vector<Tensor> params_;
@@ -135,6 +146,7 @@ class RmaParameterStore {
   std::vector<float> flat_, delta_;  // scratch: the parameters read, an update
   std::unique_ptr<Windows> windows_;
   bool finished_ = false;
+  bool paused_ = false;
 };
 
 /// A job-wide int64 counter on rank 0 of `comm` (an MPI window), incremented atomically with
