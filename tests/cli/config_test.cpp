@@ -84,3 +84,32 @@ TEST(Config, PrecisionIsFp32Bf16OrFp16) {
                                    "default", {"precision=fp16"}),
                       "'precision: fp16' (loss scaling) runs in one process only");
 }
+
+TEST(Config, SchedulerIsNoneCosineOrStepWithItsOwnSettings) {
+  const std::string yaml = cli::default_config_yaml();
+  EXPECT_EQ(parse_config(yaml, "default").scheduler.name, "none");
+  const cli::SchedulerSpec cosine = parse_config(yaml, "default", {"scheduler=cosine"}).scheduler;
+  EXPECT_EQ(cosine.name, "cosine");
+  EXPECT_EQ(cosine.t_max, 0);  // all the epochs
+  const cli::SchedulerSpec step =
+      parse_config(yaml + "scheduler: {name: step, step_size: 2, gamma: 0.5}\n", "s.yaml").scheduler;
+  EXPECT_EQ(step.name, "step");
+  EXPECT_EQ(step.step_size, 2);
+  EXPECT_EQ(step.gamma, 0.5);
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "default", {"scheduler=linear"}),
+                      "'scheduler' is 'linear' (allowed: cosine, none, step");
+  EXPECT_EXADNN_ERROR(parse_config(yaml + "scheduler: {name: cosine, gamma: 0.5}\n", "c.yaml"),
+                      "c.yaml:15:", "'scheduler.gamma' is not a setting of the 'cosine' schedule");
+  EXPECT_EXADNN_ERROR(parse_config(yaml + "scheduler: {t_max: 3}\n", "c.yaml"),
+                      "'scheduler' needs 'name'");
+  EXPECT_EXADNN_ERROR(
+      parse_config(yaml + "scheduler: {name: step, step_size: 0, gamma: -1}\n", "c.yaml"),
+      "2 problems", "'scheduler.step_size' must be at least 1", "'scheduler.gamma' must be positive");
+  // Modes whose updates other optimizers apply refuse it, naming the mode.
+  EXPECT_EXADNN_ERROR(
+      parse_config(yaml + "scheduler: cosine\ndistributed: {mode: param_server}\n", "c.yaml"),
+      "'distributed.mode: param_server'", "the servers'");
+  EXPECT_EXADNN_ERROR(
+      parse_config(yaml + "scheduler: cosine\ndistributed: {mode: hogwild}\n", "c.yaml"),
+      "'distributed.mode: hogwild'", "worker threads'");
+}

@@ -2,6 +2,8 @@
 // plots, and resuming from a checkpoint continues bit-identically.
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <utility>
 
 #include "config.h"
 #include "exadnn/data/idx.h"
@@ -69,6 +71,33 @@ fs::path scratch() {
   return dir;
 }
 
+// Trains `epochs` epochs straight and as 1 epoch + --resume + the rest, under checkpoint folders
+// named after `name`; returns the two final checkpoints.
+std::pair<io::Checkpoint, io::Checkpoint> straight_and_resumed(
+    const fs::path& dir, const std::string& name, int epochs,
+    const std::function<void(cli::TrainConfig&)>& adjust = {}) {
+  const auto config = [&](int e) {
+    cli::TrainConfig c = tiny_config(dir, e);
+    if (adjust) adjust(c);
+    return c;
+  };
+  cli::TrainOptions straight, split;
+  straight.checkpoint_dir = (dir / (name + "_straight")).string();
+  split.checkpoint_dir = (dir / (name + "_split")).string();
+  cli::train(config(epochs), straight);
+  cli::train(config(1), split);
+  split.resume = true;
+  cli::train(config(epochs), split);
+  return {io::load_checkpoint(straight.checkpoint_dir + "/last.ckpt"),
+          io::load_checkpoint(split.checkpoint_dir + "/last.ckpt")};
+}
+
+void expect_same_tensors(const io::Checkpoint& a, const io::Checkpoint& b) {
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  for (const auto& [name, t] : a.tensors)
+    EXPECT_EQ(exadnn::testing::values(t), exadnn::testing::values(b.tensors.at(name))) << name;
+}
+
 }  // namespace
 
 TEST(Train, LearnsAndWritesMetricsAndPlot) {
@@ -108,21 +137,37 @@ TEST(Train, IdxImagesStayU8AndBecomeTheF32PixelsPerBatch) {
 
 TEST(Train, ResumeContinuesBitIdentically) {
   const fs::path dir = scratch();
-  cli::TrainOptions straight, split;
-  straight.checkpoint_dir = (dir / "straight").string();
-  split.checkpoint_dir = (dir / "split").string();
-  cli::train(tiny_config(dir, 2), straight);
-  cli::train(tiny_config(dir, 1), split);
-  split.resume = true;
-  cli::train(tiny_config(dir, 2), split);
-  const io::Checkpoint a = io::load_checkpoint((dir / "straight" / "last.ckpt").string());
-  const io::Checkpoint b = io::load_checkpoint((dir / "split" / "last.ckpt").string());
-  ASSERT_EQ(a.tensors.size(), b.tensors.size());
-  for (const auto& [name, t] : a.tensors)
-    EXPECT_EQ(exadnn::testing::values(t), exadnn::testing::values(b.tensors.at(name))) << name;
+  const auto [a, b] = straight_and_resumed(dir, "fp32", 2);
+  expect_same_tensors(a, b);
   EXPECT_EQ(a.metadata.at("epoch"), "2");
-  EXPECT_DOUBLE_EQ(cli::evaluate_checkpoint((dir / "split" / "last.ckpt").string()),
-                   cli::evaluate_checkpoint((dir / "straight" / "last.ckpt").string()));
+  EXPECT_DOUBLE_EQ(cli::evaluate_checkpoint((dir / "fp32_split" / "last.ckpt").string()),
+                   cli::evaluate_checkpoint((dir / "fp32_straight" / "last.ckpt").string()));
+}
+
+TEST(Train, TheScheduleSetsEachEpochsRateAndResumesWhereItWas) {
+  const fs::path dir = scratch();
+  const auto halving = [](cli::TrainConfig& c) {
+    c.scheduler.name = "step";
+    c.scheduler.gamma = 0.5;
+  };
+  const auto [a, b] = straight_and_resumed(dir, "step", 3, halving);
+  expect_same_tensors(a, b);
+  // lr 0.1 halved after each of the 3 epochs; the checkpoint holds the rate of a 4th.
+  EXPECT_EQ(a.tensors.at("optimizer.lr").item_double(), 0.1 * 0.5 * 0.5 * 0.5);
+  EXPECT_EQ(a.tensors.at("scheduler.last_epoch").item<int64_t>(), 3);
+  // The schedule changes the training: the unscheduled run ends elsewhere.
+  cli::TrainOptions constant;
+  constant.checkpoint_dir = (dir / "constant").string();
+  cli::train(tiny_config(dir, 3), constant);
+  const io::Checkpoint c = io::load_checkpoint(constant.checkpoint_dir + "/last.ckpt");
+  EXPECT_NE(exadnn::testing::values(c.tensors.at("model.1.weight")),
+            exadnn::testing::values(a.tensors.at("model.1.weight")));
+  // A checkpoint written without a schedule cannot resume a scheduled run.
+  cli::TrainConfig scheduled = tiny_config(dir, 4);
+  halving(scheduled);
+  constant.resume = true;
+  EXPECT_EXADNN_ERROR(cli::train(scheduled, constant), "last.ckpt", "holds no learning-rate schedule",
+                      "'step'");
 }
 
 TEST(Train, CheckpointOfAnotherModelIsRefused) {
@@ -157,19 +202,8 @@ TEST(Train, Bf16AndFp16LearnAndFp16ResumesItsLossScale) {
     EXPECT_GE(cli::train(c, {}), fp32 - 0.05) << precision << " (60 test examples: 3 of them)";
   }
   // fp16 checkpoints carry the GradScaler state; 2 epochs straight = 1 + resume + 1.
-  cli::TrainOptions straight, split;
-  straight.checkpoint_dir = (dir / "fp16_straight").string();
-  split.checkpoint_dir = (dir / "fp16_split").string();
-  cli::TrainConfig two = tiny_config(dir, 2), one = tiny_config(dir, 1);
-  two.precision = one.precision = "fp16";
-  cli::train(two, straight);
-  cli::train(one, split);
-  split.resume = true;
-  cli::train(two, split);
-  const io::Checkpoint a = io::load_checkpoint((dir / "fp16_straight" / "last.ckpt").string());
-  const io::Checkpoint b = io::load_checkpoint((dir / "fp16_split" / "last.ckpt").string());
+  const auto [a, b] =
+      straight_and_resumed(dir, "fp16", 2, [](cli::TrainConfig& c) { c.precision = "fp16"; });
   ASSERT_TRUE(a.tensors.contains("scaler.scale"));
-  ASSERT_EQ(a.tensors.size(), b.tensors.size());
-  for (const auto& [name, t] : a.tensors)
-    EXPECT_EQ(exadnn::testing::values(t), exadnn::testing::values(b.tensors.at(name))) << name;
+  expect_same_tensors(a, b);
 }

@@ -232,6 +232,37 @@ void parse_optimizer(const YAML::Node& node, OptimizerSpec& o, Problems& problem
   if (o.momentum < 0) problems.add(node["momentum"], "'optimizer.momentum' must not be negative");
 }
 
+void parse_scheduler(const YAML::Node& node, SchedulerSpec& s, Problems& problems) {
+  const std::set<std::string> names = {"none", "cosine", "step"};
+  if (node.IsScalar()) {  // 'scheduler: cosine', the defaults of that schedule
+    if (names.count(node.Scalar()))
+      s.name = node.Scalar();
+    else
+      problems.add(node, detail::cat("'scheduler' is '", node.Scalar(), "' (allowed: ", join(names),
+                                     ", or a mapping with 'name')"));
+    return;
+  }
+  if (!check_keys(node, {"name", "t_max", "eta_min", "step_size", "gamma"}, "scheduler", problems))
+    return;
+  read_choice(node, "name", s.name, names, "scheduler", problems);
+  if (!node["name"]) problems.add(node, "'scheduler' needs 'name' (" + join(names) + ")");
+  read(node, "t_max", s.t_max, "scheduler", problems, "an integer");
+  read(node, "eta_min", s.eta_min, "scheduler", problems, "a number");
+  read(node, "step_size", s.step_size, "scheduler", problems, "an integer");
+  read(node, "gamma", s.gamma, "scheduler", problems, "a number");
+  const std::set<std::string> own = s.name == "cosine" ? std::set<std::string>{"t_max", "eta_min"}
+                                    : s.name == "step" ? std::set<std::string>{"step_size", "gamma"}
+                                                       : std::set<std::string>{};
+  for (const char* key : {"t_max", "eta_min", "step_size", "gamma"})
+    if (node[key] && !own.count(key))
+      problems.add(node[key], detail::cat("'scheduler.", key, "' is not a setting of the '", s.name,
+                                          "' schedule"));
+  if (s.t_max < 0) problems.add(node["t_max"], "'scheduler.t_max' must not be negative");
+  if (s.eta_min < 0) problems.add(node["eta_min"], "'scheduler.eta_min' must not be negative");
+  if (s.step_size < 1) problems.add(node["step_size"], "'scheduler.step_size' must be at least 1");
+  if (!(s.gamma > 0)) problems.add(node["gamma"], "'scheduler.gamma' must be positive");
+}
+
 // Applies "a.b=value" to the YAML tree (creating maps on the way).
 void apply_override(YAML::Node& root, const std::string& text, Problems& problems) {
   const size_t eq = text.find('=');
@@ -273,8 +304,8 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   for (const auto& o : overrides) apply_override(root, o, problems);
 
   TrainConfig c;
-  if (!check_keys(root, {"data", "model", "loss", "optimizer", "epochs", "threads", "seed",
-                         "distributed", "precision", "device"},
+  if (!check_keys(root, {"data", "model", "loss", "optimizer", "scheduler", "epochs", "threads",
+                         "seed", "distributed", "precision", "device"},
                   "the top level", problems)) {
     problems.throw_if_any();
   }
@@ -286,6 +317,7 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   }
   read_choice(root, "loss", c.loss, {"cross_entropy", "mse", "l1", "huber"}, "config", problems);
   if (root["optimizer"]) parse_optimizer(root["optimizer"], c.optimizer, problems);
+  if (root["scheduler"]) parse_scheduler(root["scheduler"], c.scheduler, problems);
   read(root, "epochs", c.epochs, "config", problems, "an integer");
   if (c.epochs < 1) problems.add(root["epochs"], "'epochs' must be at least 1");
   read(root, "threads", c.threads, "config", problems, "an integer");
@@ -310,6 +342,14 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
       problems.add(root["device"], "'device' is '" + c.device + "' (allowed: cpu, cuda, cuda:N)");
     }
   }
+  if (c.scheduler.name != "none" && (c.hogwild.enabled || c.mpi.mode == "param_server"))
+    problems.add(root["scheduler"],
+                 detail::cat("'scheduler' sets the rate of this process's optimizer; with "
+                             "'distributed.mode: ",
+                             c.hogwild.enabled ? c.hogwild.mode : c.mpi.mode,
+                             "' the updates are applied by ",
+                             c.hogwild.enabled ? "the worker threads'" : "the servers'",
+                             " own optimizers, which it cannot reach"));
   if (c.precision == "fp16" && (c.hogwild.enabled || c.mpi.enabled))
     problems.add(root["precision"], "'precision: fp16' (loss scaling) runs in one process only; "
                                     "use bf16 with 'distributed'");

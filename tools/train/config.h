@@ -45,11 +45,21 @@ struct OptimizerSpec {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
 };
 
+/// scheduler: the learning rate over the epochs, stepped once at the end of each epoch.
+struct SchedulerSpec {
+  std::string name = "none";  ///< none, cosine, step
+  int64_t t_max = 0;          ///< cosine: epochs from lr down to eta_min (0: all the epochs)
+  double eta_min = 0.0;       ///< cosine: the lowest rate
+  int64_t step_size = 1;      ///< step: epochs between decays
+  double gamma = 0.1;         ///< step: the factor of each decay
+};
+
 struct TrainConfig {
   DataSpec data;
   std::vector<LayerSpec> model;
   std::string loss = "cross_entropy";
   OptimizerSpec optimizer;
+  SchedulerSpec scheduler;
   int64_t epochs = 3;
   int threads = 0;  ///< 0: keep OMP_NUM_THREADS / all cores
   uint64_t seed = 0;

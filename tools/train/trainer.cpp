@@ -20,8 +20,10 @@
 #include "exadnn/optim/adagrad.h"
 #include "exadnn/optim/adam.h"
 #include "exadnn/optim/adamw.h"
+#include "exadnn/optim/cosine_annealing_lr.h"
 #include "exadnn/optim/rmsprop.h"
 #include "exadnn/optim/sgd.h"
+#include "exadnn/optim/step_lr.h"
 #include "model_builder.h"
 #include "plot.h"
 #include "progress.h"
@@ -53,6 +55,16 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerSpec& o,
   return std::make_unique<optim::RMSprop>(
       params,
       optim::RMSpropOptions(o.lr).momentum(o.momentum).eps(o.eps).weight_decay(o.weight_decay));
+}
+
+// The config's learning-rate schedule over `epochs` epochs (none: nullptr).
+std::unique_ptr<optim::LRScheduler> make_scheduler(const SchedulerSpec& s, optim::Optimizer& opt,
+                                                   int64_t epochs) {
+  if (s.name == "cosine")
+    return std::make_unique<optim::CosineAnnealingLR>(opt, s.t_max > 0 ? s.t_max : epochs,
+                                                      s.eta_min);
+  if (s.name == "step") return std::make_unique<optim::StepLR>(opt, s.step_size, s.gamma);
+  return nullptr;
 }
 
 Tensor compute_loss(const std::string& loss, const Tensor& output, const Tensor& target) {
@@ -96,10 +108,11 @@ DType autocast_for(const std::string& precision) {
 
 // The whole training state, for checkpoints.
 StateDict training_state(const nn::Module& model, const StateDict& optimizer_state,
-                         const optim::GradScaler& scaler) {
+                         const optim::LRScheduler* scheduler, const optim::GradScaler& scaler) {
   StateDict s;
   s.merge(model.state_dict(), "model.");
   s.merge(optimizer_state, "optimizer.");
+  if (scheduler) s.merge(scheduler->state_dict(), "scheduler.");
   if (scaler.options().enabled()) s.merge(scaler.state_dict(), "scaler.");
   const Generator& g = default_generator();
   s.insert("rng", from_vector<int64_t>(
@@ -172,6 +185,8 @@ double train(const TrainConfig& config, const TrainOptions& options) {
   const Device device = Device::parse(config.device);  // device: cpu | cuda | cuda:N
   model->to(device);  // before the optimizer takes the parameters
   auto opt = make_optimizer(config.optimizer, model->parameters());
+  // scheduler: the optimizer's rate for each epoch (stepped once an epoch is over).
+  const auto scheduler = make_scheduler(config.scheduler, *opt, config.epochs);
   // precision: bf16 | fp16 — the forward pass under autocast; fp16 scales the loss.
   const DType autocast_dtype = autocast_for(config.precision);
   optim::GradScaler scaler(optim::GradScalerOptions().enabled(config.precision == "fp16"));
@@ -183,6 +198,15 @@ double train(const TrainConfig& config, const TrainOptions& options) {
                 static_cast<long long>(data.train->size()),
                 static_cast<long long>(data.test->size()), data.train->input_shape().str().c_str(),
                 static_cast<long long>(config.data.batch_size), get_num_threads());
+  if (root && scheduler) {
+    const SchedulerSpec& s = config.scheduler;
+    if (s.name == "cosine")
+      std::printf("learning rate: cosine from %g to %g over %lld epochs\n", opt->lr(), s.eta_min,
+                  static_cast<long long>(s.t_max > 0 ? s.t_max : config.epochs));
+    else
+      std::printf("learning rate: %g, times %g every %lld epochs\n", opt->lr(), s.gamma,
+                  static_cast<long long>(s.step_size));
+  }
 
   namespace fs = std::filesystem;
   const std::string last = options.checkpoint_dir.empty()
@@ -202,6 +226,12 @@ double train(const TrainConfig& config, const TrainOptions& options) {
     } catch (const Error& e) {
       throw Error("train", detail::cat(last, ": the optimizer state does not fit this run's ",
                                        config.optimizer.name, " optimizer (", e.what(), ")"));
+    }
+    if (scheduler) {
+      const StateDict state = ckpt.tensors.with_prefix_removed("scheduler.");
+      EXADNN_CHECK(!state.empty(), "train", last, " holds no learning-rate schedule; this run's "
+                   "config asks for the '", config.scheduler.name, "' one");
+      scheduler->load_state_dict(state);
     }
     if (scaler.options().enabled())
       scaler.load_state_dict(ckpt.tensors.with_prefix_removed("scaler."));
@@ -282,6 +312,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Summed over the ranks that train (samples/s is the job's, over its slowest rank's time).
     const EpochTotals totals = distribution->combine({loss_sum, batches, examples, seconds});
+    if (scheduler) scheduler->step();  // the next epoch's rate (saved with the optimizer below)
     // What the checkpoint keeps of the optimizer (param_server: gathered from the servers, which
     // also hands every worker their current parameters).
     const StateDict optimizer_state =
@@ -302,7 +333,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
       nlohmann::json h = nlohmann::json::array();
       for (const auto& e : history)
         h.push_back({e.epoch, e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds});
-      io::save_checkpoint(last, training_state(*model, optimizer_state, scaler),
+      io::save_checkpoint(last, training_state(*model, optimizer_state, scheduler.get(), scaler),
                           {{"epoch", std::to_string(epoch)},
                            {"config", config.source},
                            {"history", h.dump()},
