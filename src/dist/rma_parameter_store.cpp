@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <thread>
 
 #include "comm_state.h"
@@ -163,7 +164,7 @@ void RmaParameterStore::apply_gradients(double lr) {
     EXADNN_CHECK(g.dtype() == DType::f32 && g.is_contiguous(), kWhere,
                  "gradients must be contiguous f32 tensors");
     const float* gv = g.data<float>();
-    for (int64_t i = 0; i < p.numel(); ++i) *at++ = neg_lr * gv[i];
+    at = std::transform(gv, gv + p.numel(), at, [neg_lr](float gi) { return neg_lr * gi; });
   }
   accumulate(delta_.data());
 }
@@ -171,10 +172,10 @@ void RmaParameterStore::apply_gradients(double lr) {
 void RmaParameterStore::step(optim::Optimizer& opt) {
   pack(delta_);  // the values before the step
   opt.step();
-  float* at = delta_.data();
+  float* at = delta_.data();  // now the change: after - before
   for (const Tensor& p : params_) {
     const float* now = p.data<float>();
-    for (int64_t i = 0; i < p.numel(); ++i, ++at) *at = now[i] - *at;
+    at = std::transform(now, now + p.numel(), at, at, std::minus<float>());
   }
   accumulate(delta_.data());
 }
