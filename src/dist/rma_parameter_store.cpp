@@ -137,18 +137,29 @@ void RmaParameterStore::read() {
 
 void RmaParameterStore::accumulate(const float* delta) {
   EXADNN_CHECK(!finished_, kWhere, "an update after finish()");
+  const bool fetch = options_.reads_on_update();
   for (int r = 0; r < comm_.size(); ++r) {
     const int64_t b = shard_begin(r);
     const int n = static_cast<int>(shard_begin(r + 1) - b);
     if (n == 0) continue;
     // MPI does not write the origin buffer; the cast only satisfies older MPI-2 prototypes.
-    mpi_check(MPI_Accumulate(const_cast<float*>(delta + b), n, MPI_FLOAT, r, 0, n, MPI_FLOAT,
-                             MPI_SUM, windows_->params),
-              "RmaParameterStore: MPI_Accumulate");
+    float* origin = const_cast<float*>(delta + b);
+    if (fetch)
+      mpi_check(MPI_Get_accumulate(origin, n, MPI_FLOAT, flat_.data() + b, n, MPI_FLOAT, r, 0, n,
+                                   MPI_FLOAT, MPI_SUM, windows_->params),
+                "RmaParameterStore: MPI_Get_accumulate");
+    else
+      mpi_check(MPI_Accumulate(origin, n, MPI_FLOAT, r, 0, n, MPI_FLOAT, MPI_SUM, windows_->params),
+                "RmaParameterStore: MPI_Accumulate");
   }
   mpi_check(MPI_Win_flush_all(windows_->params), "RmaParameterStore: MPI_Win_flush_all");
+  if (fetch) {  // what the windows hold now, but for other ranks' updates since
+    std::transform(flat_.begin(), flat_.end(), delta, flat_.begin(), std::plus<float>());
+    unpack(flat_);
+  }
   count_update();
-  wait_for_stragglers();
+  // Held back by the bound, this rank's fetch went stale while it waited: it reads again.
+  if (wait_for_stragglers() && fetch) read();
 }
 
 void RmaParameterStore::apply_gradients(double lr) {
@@ -214,16 +225,18 @@ std::vector<int64_t> RmaParameterStore::update_counts() {
   return counts;
 }
 
-void RmaParameterStore::wait_for_stragglers() {
+bool RmaParameterStore::wait_for_stragglers() {
   const int64_t bound = options_.staleness();
-  if (bound < 0 || comm_.size() == 1) return;
+  if (bound < 0 || comm_.size() == 1) return false;
   detail::CommState& state = *comm_.state();
   const auto start = std::chrono::steady_clock::now();
   auto pause = std::chrono::microseconds(50);
+  bool waited_once = false;
   while (true) {
     const std::vector<int64_t> counts = update_counts();
     const int64_t slowest = *std::min_element(counts.begin(), counts.end());
-    if (updates_ - slowest <= bound) return;
+    if (updates_ - slowest <= bound) return waited_once;
+    waited_once = true;
     const auto waited = std::chrono::steady_clock::now() - start;
     if (waited > state.timeout) {
       std::string behind;

@@ -10,8 +10,8 @@ source "$(dirname "$0")/cli_common.sh"
 # One run of asynchronous SGD is one draw: its accuracy depends on timing (which updates each
 # gradient saw), and with SGD momentum 0.9 the last epoch's weights can sit on a dip. 3-epoch
 # runs here (docs/performance.md): allreduce 85.02 % (seed 0; seeds 1-6: 84.5-86.6 %); async_rma
-# 83.8-86.4 % (6 runs), with staleness 2 83.0-85.6 % (6 runs; a CI run drew 81.6 %); plain SGD
-# 83.3-84.4 % against allreduce's 79.5 %. So a draw below the bound is drawn again,
+# 84.1-86.0 % (5 runs), with staleness 2 84.7-85.6 % (5 runs; a CI run once drew 81.6 %); plain
+# SGD 83.5-84.7 % against allreduce's 79.5 %. So a draw below the bound is drawn again,
 # up to 3 draws in all, and the test fails when every draw is below: a systematic loss fails it,
 # one unlucky draw does not.
 async_accuracy() {  # KEY LABEL REFERENCE SETTINGS...: the first draw within 1 point of REFERENCE

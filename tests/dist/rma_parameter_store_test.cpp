@@ -1,6 +1,7 @@
 // RmaParameterStore and RmaCounter (asynchronous SGD over MPI RMA): one rank is serial SGD bit for
-// bit, concurrent accumulates are never lost, reads are never torn, the staleness bound holds, a
-// small problem converges, and the counter hands out every ticket once.
+// bit, concurrent accumulates are never lost, reads (also through the updates: read_on_update)
+// are never torn, the staleness bound holds, a small problem converges, and the counter hands out
+// every ticket once.
 #include "exadnn/dist/rma_parameter_store.h"
 
 #include <chrono>
@@ -24,20 +25,22 @@ std::vector<float> flat(nn::Module& m) {
 }
 
 // 20 steps of `opt_for(serial)` on one process against the store on a one-rank communicator.
+// With read_on_update, the loop reads only through the updates.
 template <class MakeOptimizer, class Update>
-void compare_with_serial(MakeOptimizer make_optimizer, Update update, double tolerance) {
+void compare_with_serial(MakeOptimizer make_optimizer, Update update, double tolerance,
+                         RmaOptions options = {}) {
   const Communicator world = Communicator::world();
   const Communicator alone = world.split(world.rank(), 0);  // every rank tests on its own
   FixedBatch b;
   auto serial = mlp(), model = mlp();
   auto serial_opt = make_optimizer(*serial);
   auto opt = make_optimizer(*model);
-  RmaParameterStore store(*model, alone);
+  RmaParameterStore store(*model, alone, options);
   for (int s = 0; s < 20; ++s) {
     serial_opt->zero_grad();
     nn::cross_entropy((*serial)(b.x), b.y).backward();
     serial_opt->step();
-    store.read();
+    if (!options.reads_on_update()) store.read();
     opt->zero_grad();
     nn::cross_entropy((*model)(b.x), b.y).backward();
     update(store, *opt);
@@ -61,6 +64,15 @@ TEST(RmaParameterStore, OneRankIsSerialSgdBitForBit) {
       [](RmaParameterStore& store, optim::Optimizer& opt) { store.apply_gradients(opt.lr()); }, 0);
 }
 
+TEST(RmaParameterStore, OneRankReadingOnUpdateIsSerialSgdBitForBit) {
+  compare_with_serial(
+      [](nn::Module& m) {
+        return std::make_unique<optim::SGD>(m.parameters(), optim::SGDOptions(0.1));
+      },
+      [](RmaParameterStore& store, optim::Optimizer& opt) { store.apply_gradients(opt.lr()); }, 0,
+      RmaOptions().read_on_update());
+}
+
 TEST(RmaParameterStore, OneRankWithMomentumFollowsSerial) {
   compare_with_serial(
       [](nn::Module& m) {
@@ -78,19 +90,20 @@ std::shared_ptr<nn::Linear> zero_module() {
 }
 
 // Every rank adds +1 to every element K times, at the same time as the others, reading in
-// between (atomic reads: every element read is a whole number of increments, never torn).
-TEST(RmaParameterStore, ConcurrentAccumulatesAreNeverLost) {
+// between: every element read is a whole number of increments, never torn, and at least this
+// rank's own. `options`: atomic reads, or reads through the updates (read_on_update).
+void expect_concurrent_accumulates_never_lost(RmaOptions options) {
   const Communicator comm = Communicator::world();
   constexpr int K = 1000;
   auto model = zero_module();
-  RmaParameterStore store(*model, comm, RmaOptions().atomic_reads());
+  RmaParameterStore store(*model, comm, options);
   ASSERT_EQ(store.numel(), 1000);
   ASSERT_EQ(store.shard_begin(comm.size()), 1000);
   const std::vector<float> ones(1000, 1.0f);
   for (int k = 0; k < K; ++k) {
     store.accumulate(ones.data());
     if (k % 100 == 0) {
-      store.read();
+      if (!options.reads_on_update()) store.read();
       for (float v : flat(*model)) {
         ASSERT_EQ(v, std::floor(v));
         ASSERT_GE(v, k + 1);
@@ -102,6 +115,36 @@ TEST(RmaParameterStore, ConcurrentAccumulatesAreNeverLost) {
   store.finish();
   store.read();
   for (float v : flat(*model)) ASSERT_EQ(v, static_cast<float>(comm.size() * K));
+}
+
+TEST(RmaParameterStore, ConcurrentAccumulatesAreNeverLost) {
+  expect_concurrent_accumulates_never_lost(RmaOptions().atomic_reads());
+}
+
+TEST(RmaParameterStore, ConcurrentAccumulatesReadingOnUpdateAreNeverLost) {
+  expect_concurrent_accumulates_never_lost(RmaOptions().read_on_update());
+}
+
+// Ranks update one after another: each update's read is the sum of every update so far.
+TEST(RmaParameterStore, AReadOnUpdateSeesEveryEarlierUpdateAndItsOwn) {
+  const Communicator comm = Communicator::world();
+  auto model = zero_module();
+  RmaParameterStore store(*model, comm, RmaOptions().read_on_update());
+  std::vector<float> delta(1000);
+  for (int r = 0; r < comm.size(); ++r) {
+    if (r == comm.rank()) {
+      for (size_t i = 0; i < delta.size(); ++i) delta[i] = static_cast<float>((r + 1) * i % 7);
+      store.accumulate(delta.data());
+      const std::vector<float> got = flat(*model);
+      for (size_t i = 0; i < got.size(); ++i) {
+        float expected = 0;  // ranks 0..r, in turn
+        for (int q = 0; q <= r; ++q) expected += static_cast<float>((q + 1) * i % 7);
+        ASSERT_EQ(got[i], expected) << "element " << i << " on rank " << r;
+      }
+    }
+    comm.barrier().wait();
+  }
+  store.finish();
 }
 
 // Rank r sleeps r ms per update, so the bound has something to hold back.

@@ -156,7 +156,10 @@ class AsyncRmaDistribution : public MpiDistribution {
   void attach(nn::Module& model, const MakeOptimizer&) override {
     store_ = std::make_unique<dist::RmaParameterStore>(
         model, world_,
-        dist::RmaOptions().staleness(spec_.staleness).atomic_reads(spec_.atomic_reads));
+        dist::RmaOptions()
+            .staleness(spec_.staleness)
+            .atomic_reads(spec_.atomic_reads)
+            .read_on_update());  // each update also reads the parameters for the next step
     counter_ = std::make_unique<dist::RmaCounter>(world_);
     store_->read();
   }
@@ -178,7 +181,6 @@ class AsyncRmaDistribution : public MpiDistribution {
     else
       store_->step(opt);
     straggle();
-    store_->read();
   }
   EpochTotals combine(const EpochTotals& mine) override {
     // Out of batches: the others, still finishing theirs, must not wait for this rank's updates

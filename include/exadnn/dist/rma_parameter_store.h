@@ -23,7 +23,11 @@
 //    Different elements may come from different moments (the Hogwild-style inconsistency).
 //  - apply_gradients(lr) / step(opt) / accumulate(delta) add their amount with
 //    MPI_Accumulate(MPI_SUM), which is element-wise atomic, and flush: once they return, the
-//    update is visible to every later read() on any rank, and no update is ever lost.
+//    update is visible to every later read() on any rank, and no update is ever lost. With
+//    `read_on_update`, MPI_Get_accumulate(MPI_SUM) adds the same amount and fetches the values it
+//    was added to (element-wise atomic too); the module then holds fetched + amount, so a loop
+//    that reads after each update needs no read() of its own: one pass over the windows instead
+//    of two. (An update that the staleness bound then holds back reads again after the wait.)
 //
 // Staleness: with `staleness(s)` (s >= 0) a rank that has made more than s updates more than the
 // slowest rank still training waits after its update until that rank catches up. The update
@@ -75,12 +79,21 @@ class RmaOptions {
     atomic_reads_ = on;
     return *this;
   }
+  /// Each update also reads: it fetches the values it is added to (MPI_Get_accumulate with
+  /// MPI_SUM, one pass over the windows instead of an update and then a read()) and leaves
+  /// fetched + update in the module, the shared parameters as of this rank's update.
+  RmaOptions& read_on_update(bool on = true) {
+    read_on_update_ = on;
+    return *this;
+  }
   int64_t staleness() const { return staleness_; }
   bool has_atomic_reads() const { return atomic_reads_; }
+  bool reads_on_update() const { return read_on_update_; }
 
  private:
   int64_t staleness_ = -1;
   bool atomic_reads_ = false;
+  bool read_on_update_ = false;
 };
 
 /// A module's parameters in MPI windows, read and updated asynchronously (see the file comment).
@@ -103,7 +116,8 @@ class RmaParameterStore {
   /// One step of `opt` (which must update this store's module's parameters) on this rank; adds
   /// its change (new − old) to the shared parameters. The module keeps the new values.
   void step(optim::Optimizer& opt);
-  /// Adds `delta` (N f32 values, flattened in module order) to the shared parameters.
+  /// Adds `delta` (N f32 values, flattened in module order) to the shared parameters (with
+  /// read_on_update, the module then holds the values it was added to, plus `delta`).
   void accumulate(const float* delta);
 
   /// This rank makes no update until its next one: until then nobody waits for it (it stops
@@ -136,7 +150,8 @@ class RmaParameterStore {
   void count_update();
   // Writes this rank's entry of the count window: `value` replaces it, or is added to it.
   void set_own_count(int64_t value, bool replace);
-  void wait_for_stragglers();
+  // Waits while this rank is more than the staleness bound ahead; true if it had to wait.
+  bool wait_for_stragglers();
 
   std::vector<Tensor> params_;
   Communicator comm_;
