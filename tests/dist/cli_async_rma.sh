@@ -2,7 +2,7 @@
 # `mpirun exadnn train` with distributed.mode=async_rma on the Fashion-MNIST MLP:
 #  1. 2 ranks, 3 epochs: test accuracy no more than 1 point below synchronous allreduce on 2 ranks,
 #     with the config's SGD momentum 0.9 (unbounded, and with staleness 2 and atomic reads) and
-#     with plain SGD (a draw below the bound is drawn again, up to 3 draws; see below);
+#     with plain SGD (a draw below the bound is drawn again, up to 4 draws; see below);
 #  2. 1 rank, plain SGD: exactly the single-process run (same loss and accuracy, every digit).
 #   usage: cli_async_rma.sh EXADNN_BINARY "MPIEXEC COMMAND"
 source "$(dirname "$0")/cli_common.sh"
@@ -10,14 +10,14 @@ source "$(dirname "$0")/cli_common.sh"
 # One run of asynchronous SGD is one draw: its accuracy depends on timing (which updates each
 # gradient saw), and with SGD momentum 0.9 the last epoch's weights can sit on a dip. 3-epoch
 # runs here (docs/performance.md): allreduce 85.02 % (seed 0; seeds 1-6: 84.5-86.6 %); async_rma
-# 84.1-86.0 % (5 runs), with staleness 2 84.7-85.6 % (5 runs; a CI run once drew 81.6 %); plain
-# SGD 83.5-84.7 % against allreduce's 79.5 %. So a draw below the bound is drawn again,
-# up to 3 draws in all, and the test fails when every draw is below: a systematic loss fails it,
-# one unlucky draw does not.
+# 83.4-86.0 % (5 runs), with staleness 2 84.0-85.5 % (5 runs; a CI run once drew 81.6 %); plain
+# SGD 83.5-84.7 % against allreduce's 79.5 %. So a draw below the bound is drawn again, up to 4
+# draws in all, and the test fails when every draw is below: a systematic loss fails it, an
+# unlucky draw does not.
 async_accuracy() {  # KEY LABEL REFERENCE SETTINGS...: the first draw within 1 point of REFERENCE
   local key="$1" label="$2" sync="$3"; shift 3
   local draws="" accuracy
-  for draw in 1 2 3; do
+  for draw in 1 2 3 4; do
     run 2 "$work/$key.$draw.json" epochs=3 distributed.mode=async_rma "$@" >&2
     accuracy=$(field "$work/$key.$draw.json" test_accuracy)
     draws="$draws${draws:+, }$accuracy"
@@ -26,7 +26,7 @@ async_accuracy() {  # KEY LABEL REFERENCE SETTINGS...: the first draw within 1 p
       echo "$accuracy"; return
     fi
   done
-  not_below "$sync" "$accuracy" 0.01 "$label accuracy (3 draws: $draws)" >&2
+  not_below "$sync" "$accuracy" 0.01 "$label accuracy (4 draws: $draws)" >&2
 }
 
 plain=(optimizer.momentum=0 optimizer.lr=0.1)

@@ -4,6 +4,7 @@
 // figures; only the root rank prints and writes files.
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "config.h"
@@ -37,9 +38,13 @@ class Distribution {
   virtual data::DataLoaderOptions shard(data::DataLoaderOptions options) const { return options; }
   /// Called once the model (and a resumed state) is in place, before the first step.
   virtual void attach(nn::Module&, const MakeOptimizer&) {}
-  /// Whether this rank trains on batch `index` (of `batches`) of the loader's epoch: async_rma
-  /// ranks claim the batches first come, first served (a fast rank takes more); others: all.
-  virtual bool take(int64_t /*index*/, int64_t /*batches*/) { return true; }
+  /// Runs `train_step` on this rank's batches of epoch `epoch` (the loader's next): every batch
+  /// of the loader's shard, in order; async_rma ranks claim batches first come, first served (a
+  /// fast rank takes more) and build only those.
+  virtual void for_each_batch(data::DataLoader& loader, int64_t /*epoch*/,
+                              const std::function<void(const data::Batch&)>& train_step) {
+    for (const data::Batch& batch : loader) train_step(batch);
+  }
   /// Applies this step's gradients (the optimizer's step, or the parameter server's).
   virtual void step(optim::Optimizer& opt) { opt.step(); }
   /// Parameter-server ranks: apply the workers' updates until they finish.

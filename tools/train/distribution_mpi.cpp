@@ -163,15 +163,16 @@ class AsyncRmaDistribution : public MpiDistribution {
     counter_ = std::make_unique<dist::RmaCounter>(world_);
     store_->read();
   }
-  bool take(int64_t index, int64_t) override {
-    if (index == 0) ticket_ = -1;  // a new epoch: its tickets start at base_
-    if (ticket_ < 0) {
-      ticket_ = counter_->fetch_add() - base_;
+  void for_each_batch(data::DataLoader& loader, int64_t epoch,
+                      const std::function<void(const data::Batch&)>& train_step) override {
+    const std::vector<int64_t> order = loader.epoch_order(epoch);
+    const int64_t batches = loader.batches_per_epoch();
+    while (true) {  // each rank's last ticket is past the end; combine() counts it too
+      const int64_t ticket = counter_->fetch_add() - base_;  // this epoch's tickets start at base_
       ++claims_;
+      if (ticket >= batches) return;
+      train_step(loader.build(ticket, epoch, order));
     }
-    if (ticket_ != index) return false;  // another rank's batch (or past the end)
-    ticket_ = -1;
-    return true;
   }
   void step(optim::Optimizer& opt) override {
     const auto* sgd = dynamic_cast<const optim::SGD*>(&opt);
@@ -210,9 +211,8 @@ class AsyncRmaDistribution : public MpiDistribution {
  private:
   std::unique_ptr<dist::RmaParameterStore> store_;
   std::unique_ptr<dist::RmaCounter> counter_;
-  int64_t base_ = 0;     // the counter's value at the start of this epoch
-  int64_t ticket_ = -1;  // the batch this rank claimed and has not reached yet (-1: none)
-  int64_t claims_ = 0;   // tickets this rank drew this epoch
+  int64_t base_ = 0;    // the counter's value at the start of this epoch
+  int64_t claims_ = 0;  // tickets this rank drew this epoch
 };
 
 }  // namespace

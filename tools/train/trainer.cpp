@@ -286,8 +286,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
       batches = stats.batches;
       examples = stats.samples;
     } else
-      for (int64_t index = 0; const data::Batch& batch : loader) {
-        if (!distribution->take(index++, loader.batches_per_epoch())) continue;  // async_rma
+      distribution->for_each_batch(loader, epoch - 1, [&](const data::Batch& batch) {
         Tensor loss;
         {
           const precision::Autocast autocast(autocast_dtype);  // precision: bf16 | fp16
@@ -307,7 +306,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
         loss_sum += value;
         examples += batch.size();
         progress.update(batches++, batch.size(), value);
-      }
+      });
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     // Summed over the ranks that train (samples/s is the job's, over its slowest rank's time).
