@@ -52,6 +52,8 @@ struct SchedulerSpec {
   double eta_min = 0.0;       ///< cosine: the lowest rate
   int64_t step_size = 1;      ///< step: epochs between decays
   double gamma = 0.1;         ///< step: the factor of each decay
+  /// cosine: the epochs from lr down to eta_min in a run of `epochs` epochs.
+  int64_t cosine_epochs(int64_t epochs) const { return t_max > 0 ? t_max : epochs; }
 };
 
 struct TrainConfig {

@@ -61,8 +61,7 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerSpec& o,
 std::unique_ptr<optim::LRScheduler> make_scheduler(const SchedulerSpec& s, optim::Optimizer& opt,
                                                    int64_t epochs) {
   if (s.name == "cosine")
-    return std::make_unique<optim::CosineAnnealingLR>(opt, s.t_max > 0 ? s.t_max : epochs,
-                                                      s.eta_min);
+    return std::make_unique<optim::CosineAnnealingLR>(opt, s.cosine_epochs(epochs), s.eta_min);
   if (s.name == "step") return std::make_unique<optim::StepLR>(opt, s.step_size, s.gamma);
   return nullptr;
 }
@@ -202,7 +201,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
     const SchedulerSpec& s = config.scheduler;
     if (s.name == "cosine")
       std::printf("learning rate: cosine from %g to %g over %lld epochs\n", opt->lr(), s.eta_min,
-                  static_cast<long long>(s.t_max > 0 ? s.t_max : config.epochs));
+                  static_cast<long long>(s.cosine_epochs(config.epochs)));
     else
       std::printf("learning rate: %g, times %g every %lld epochs\n", opt->lr(), s.gamma,
                   static_cast<long long>(s.step_size));
