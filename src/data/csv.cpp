@@ -1,9 +1,12 @@
 // CSV reader: the whole file (plain or gzip) is read once and parsed in place with from_chars.
 #include "exadnn/data/csv.h"
 
+#include <cfloat>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 #include "data/byte_stream.h"
@@ -35,6 +38,32 @@ void split(std::string_view line, char delim, std::vector<std::string_view>& fie
 
 bool blank(std::string_view line) {
   return trim(line).empty();
+}
+
+// Parses a whole field as a number: from_chars, which takes "nan" and "inf" in any case, and for
+// numbers beyond double's range strtod's value (+-infinity above it, 0 or subnormal below it).
+// One optional sign; false when the field is not a number.
+bool parse_number(std::string_view f, double& v) {
+  if (!f.empty() && f.front() == '+') {
+    f.remove_prefix(1);
+    if (!f.empty() && (f.front() == '-' || f.front() == '+')) return false;
+  }
+  if (f.empty()) return false;
+  const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
+  if (ptr != f.data() + f.size()) return false;
+  if (ec == std::errc::result_out_of_range) v = std::strtod(std::string(f).c_str(), nullptr);
+  return ec == std::errc() || ec == std::errc::result_out_of_range;
+}
+
+// Whether v is finite once stored as `dtype` (f32 or f64).
+bool finite_as(double v, DType dtype) {
+  return dtype == DType::f32 ? std::fabs(v) <= FLT_MAX : std::isfinite(v);
+}
+
+// v stored as f32 (no undefined overflow: beyond the range is +-infinity).
+float to_f32(double v) {
+  if (std::isnan(v) || std::fabs(v) <= FLT_MAX) return static_cast<float>(v);
+  return v > 0 ? INFINITY : -INFINITY;
 }
 
 // Strips a pair of double quotes around a header name.
@@ -79,6 +108,7 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
   };
 
   int64_t line_no = 0;
+  int64_t row = 0;  // data rows so far (1-based in messages)
   size_t pos = 0;
   bool header_pending = options.header();
   while (pos < all.size()) {
@@ -104,28 +134,34 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
     EXADNN_CHECK(n == columns, kWhere, path, ":", line_no, ": ragged row: ", n,
                  n == 1 ? " field" : " fields", " where ",
                  options.header() ? "the header" : "the first row", " has ", columns);
+    ++row;
     for (int64_t c = 0; c < n; ++c) {
-      std::string_view f = fields[static_cast<size_t>(c)];
-      if (!f.empty() && f.front() == '+') f.remove_prefix(1);
+      const std::string_view f = fields[static_cast<size_t>(c)];
       double v = 0;
-      const auto [ptr, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
-      EXADNN_CHECK(ec == std::errc() && ptr == f.data() + f.size() && !f.empty(), kWhere, path, ":",
-                   line_no, ": column ", c + 1, ": '", fields[static_cast<size_t>(c)],
+      EXADNN_CHECK(parse_number(f, v), kWhere, path, ":", line_no, ": column ", c + 1, ": '", f,
                    "' is not a number");
-      if (c == label) {
-        if (options.label_dtype() == DType::i64 || options.label_dtype() == DType::i32) {
-          EXADNN_CHECK(std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15, kWhere,
-                       path, ":", line_no, ": column ", c + 1, ": label '",
-                       fields[static_cast<size_t>(c)],
-                       "' is not an integer (set label_dtype(f32) for real-valued targets)");
-        }
-        labels.push_back(v);
+      const bool integer_label = c == label && (options.label_dtype() == DType::i64 ||
+                                                options.label_dtype() == DType::i32);
+      if (integer_label) {
+        EXADNN_CHECK(std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9.0e15, kWhere, path,
+                     ":", line_no, ": column ", c + 1, ": label '", f,
+                     "' is not an integer (set label_dtype(f32) for real-valued targets)");
       } else {
-        features.push_back(static_cast<float>(v));
+        const DType dtype = c == label ? options.label_dtype() : DType::f32;
+        EXADNN_CHECK(options.allow_non_finite() || finite_as(v, dtype), kWhere, path, ":", line_no,
+                     ": column ", c + 1, " (data row ", row, "): '", f, "' is not a finite ",
+                     dtype_name(dtype),
+                     " value (NaN, infinity or beyond the range); set "
+                     "CsvOptions().allow_non_finite() to read such values as data");
       }
+      if (c == label)
+        labels.push_back(options.label_dtype() == DType::f32 ? to_f32(v) : v);
+      else
+        features.push_back(to_f32(v));
     }
   }
   EXADNN_CHECK(columns >= 0, kWhere, path, ": no data: the file holds no rows");
+  EXADNN_CHECK(row > 0, kWhere, path, ": no data: the file holds a header but no rows");
 
   CsvTable table;
   const int64_t f = label >= 0 ? columns - 1 : columns;

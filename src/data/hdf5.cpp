@@ -117,7 +117,7 @@ const char* class_name(H5T_class_t c) {
 
 }  // namespace
 
-Tensor read_hdf5(const std::string& path, const std::string& name) {
+Tensor read_hdf5(const std::string& path, const std::string& name, NonFinite non_finite) {
   Hdf5Session session;
   Handle file(open_file(path), H5Fclose);
   Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
@@ -166,6 +166,7 @@ Tensor read_hdf5(const std::string& path, const std::string& name) {
                  kWhere, path, ": cannot read dataset '", name, "' ", shape,
                  " (the file is truncated or corrupt)");
   }
+  if (non_finite == NonFinite::reject) check_finite(out, path, detail::cat("dataset '", name, "'"));
   return out;
 }
 
@@ -226,15 +227,23 @@ void write_hdf5(const std::string& path,
 }
 
 TensorDataset load_hdf5_dataset(const std::string& path, const std::string& inputs_name,
-                                const std::string& targets_name, DType input_dtype) {
-  const Tensor x = read_hdf5(path, inputs_name);
-  Tensor y = read_hdf5(path, targets_name);
+                                const std::string& targets_name, DType input_dtype,
+                                NonFinite non_finite) {
+  Tensor x = read_hdf5(path, inputs_name, non_finite);
+  Tensor y = read_hdf5(path, targets_name, non_finite);
   EXADNN_CHECK(x.dim() >= 1 && y.dim() >= 1, kWhere, path, ": datasets '", inputs_name, "' ",
                x.shape(), " and '", targets_name, "' ", y.shape(), " need a leading example axis");
   EXADNN_CHECK(x.size(0) == y.size(0), kWhere, path, ": '", targets_name, "' holds ", y.size(0),
                " targets but '", inputs_name, "' holds ", x.size(0), " examples");
+  EXADNN_CHECK(x.size(0) > 0, kWhere, path, ": no examples: dataset '", inputs_name, "' ",
+               x.shape(), " is empty (an empty dataset cannot train or be scored)");
   y = is_floating(y.dtype()) ? y.to(DType::f32) : y.to(DType::i64);
-  return TensorDataset(x.to(input_dtype), y);
+  x = x.to(input_dtype);
+  if (non_finite == NonFinite::reject) {  // e.g. f64 values beyond f32's range became infinity
+    check_finite(x, path, detail::cat("dataset '", inputs_name, "' as ", dtype_name(input_dtype)));
+    check_finite(y, path, detail::cat("dataset '", targets_name, "' as f32"));
+  }
+  return TensorDataset(x, y);
 }
 
 }  // namespace exadnn::data

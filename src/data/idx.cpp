@@ -163,13 +163,16 @@ Tensor read_payload(internal::ByteStream& in, const Header& h, const std::string
 
 }  // namespace
 
-Tensor read_idx(const std::string& path) {
+Tensor read_idx(const std::string& path, NonFinite non_finite) {
   internal::ByteStream in(path, kWhere);
   const Header h = read_header(in, 0);
-  return read_payload(in, h,
-                      detail::cat(h.shape, " ", h.type->name, " values (",
-                                  h.shape.numel() * static_cast<int64_t>(h.type->bytes), " bytes)"),
-                      "data");
+  Tensor out =
+      read_payload(in, h,
+                   detail::cat(h.shape, " ", h.type->name, " values (",
+                               h.shape.numel() * static_cast<int64_t>(h.type->bytes), " bytes)"),
+                   "data");
+  if (non_finite == NonFinite::reject) check_finite(out, path, "the IDX data");
+  return out;
 }
 
 Tensor read_idx_images(const std::string& path) {
@@ -195,6 +198,9 @@ TensorDataset load_idx_dataset(const std::string& images_path, const std::string
                                Pixels pixels) {
   const Tensor images = read_idx_images(images_path);
   const Tensor labels = read_idx_labels(labels_path);
+  EXADNN_CHECK(images.size(0) > 0, kWhere, images_path,
+               ": no examples: the header promises 0 images (an empty dataset cannot train or be "
+               "scored)");
   EXADNN_CHECK(images.size(0) == labels.size(0), kWhere, labels_path, ": label count ",
                labels.size(0), " does not match the image count ", images.size(0), " of ",
                images_path);

@@ -2,6 +2,8 @@
 // mapping, groups, the writer's round trip, and errors.
 #include <hdf5.h>
 
+#include <cmath>
+
 #include "data_test_util.h"
 #include "exadnn/data/hdf5.h"
 #include "testing.h"
@@ -131,6 +133,43 @@ TEST(Hdf5Errors, MissingTruncatedOrNotHdf5) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
+}
+
+// The defect: NaN in a float dataset was read as data.
+TEST(Hdf5Errors, NonFiniteFloats) {
+  TempDir dir;
+  const std::string path = dir.file("nan.h5");
+  {
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const float x[6] = {0, 1, 2, 3, 4, NAN};
+    put(file, "x", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {2, 3}, x);
+    const double big[2] = {1.0, 1e300};  // finite in f64, infinite in f32
+    put(file, "big", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {2, 1}, big);
+    const double y[2] = {0.5, -INFINITY};
+    put(file, "target", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {2}, y);
+    const int64_t labels[2] = {0, 1};
+    put(file, "labels", H5T_STD_I64LE, H5T_NATIVE_INT64, {2}, labels);
+    H5Fclose(file);
+  }
+  EXPECT_EXADNN_ERROR(read_hdf5(path, "x"), path, "dataset 'x' holds nan at index [1, 2]");
+  EXPECT_TRUE(std::isnan(values(read_hdf5(path, "x", NonFinite::allow))[5]));
+  EXPECT_EXADNN_ERROR(load_hdf5_dataset(path, "x", "labels"), path, "dataset 'x' holds nan");
+  EXPECT_EXADNN_ERROR(load_hdf5_dataset(path, "big", "labels"), path,
+                      "dataset 'big' as f32 holds inf at index [1, 0]");
+  EXPECT_EQ(load_hdf5_dataset(path, "big", "labels", DType::f64).size(), 2);
+  EXPECT_EXADNN_ERROR(load_hdf5_dataset(path, "big", "target", DType::f64), path,
+                      "dataset 'target' holds -inf at index [1]");
+  EXPECT_EQ(load_hdf5_dataset(path, "x", "target", DType::f32, NonFinite::allow).size(), 2);
+}
+
+// The defect: datasets of 0 examples made a silent 0-sample training.
+TEST(Hdf5Errors, NoExamples) {
+  TempDir dir;
+  const std::string path = dir.file("empty.h5");
+  write_hdf5(path, {{"x", zeros({0, 3})}, {"y", zeros({0}, DType::i64)}});
+  EXPECT_EXADNN_ERROR(load_hdf5_dataset(path, "x", "y"), path,
+                      "no examples: dataset 'x' [0, 3] is empty");
 }
 
 }  // namespace

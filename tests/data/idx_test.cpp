@@ -1,5 +1,6 @@
 // IDX reader: round trips of plain and gzip files the test writes, every error with its message,
 // and the real Fashion-MNIST files when Debian's dataset-fashion-mnist is installed.
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 
@@ -240,6 +241,31 @@ TEST(IdxErrors, LabelCountMismatch) {
 TEST(IdxErrors, MissingFile) {
   EXPECT_EXADNN_ERROR(read_idx("/nonexistent/train-images-idx3-ubyte.gz"),
                       "/nonexistent/train-images-idx3-ubyte.gz: cannot open");
+}
+
+// The defect: NaN and infinity in a float IDX file were read as data.
+TEST(IdxErrors, NonFiniteFloats) {
+  TempDir dir;
+  const std::string path = dir.file("f32.idx");
+  // f32 [2, 2]: 1.0, 2.0, 3.0, NaN (0x7fc00000)
+  testing::write_bytes(
+      path, idx_bytes(0x0D, {2, 2},
+                      {0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, 0x40, 0x40, 0, 0, 0x7f, 0xc0, 0, 0}));
+  EXPECT_EXADNN_ERROR(read_idx(path), path, "the IDX data holds nan at index [1, 1]");
+  EXPECT_TRUE(std::isnan(values(read_idx(path, NonFinite::allow))[3]));
+  // f64 [1]: -infinity (0xfff0000000000000)
+  testing::write_bytes(path, idx_bytes(0x0E, {1}, {0xff, 0xf0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EXADNN_ERROR(read_idx(path), path, "holds -inf at index [0]");
+}
+
+// The defect: a header promising 0 images made a dataset of 0 examples.
+TEST(IdxErrors, NoExamples) {
+  TempDir dir;
+  const std::string images = dir.file("images"), labels = dir.file("labels");
+  testing::write_bytes(images, idx_bytes(0x08, {0, 28, 28}, {}));
+  testing::write_bytes(labels, idx_bytes(0x08, {0}, {}));
+  EXPECT_EXADNN_ERROR(load_idx_dataset(images, labels), images,
+                      "no examples: the header promises 0 images");
 }
 
 // --- the real files -----------------------------------------------------------------------------

@@ -41,12 +41,20 @@ class CsvOptions {
     label_dtype_ = t;
     return *this;
   }
+  /// Reads NaN and infinity ("nan", "inf", "infinity" in any case, signed or not, and numbers too
+  /// large for the column's dtype) as data instead of rejecting them (default false: an Error
+  /// naming the file, line, data row and column). Integer labels must be finite either way.
+  CsvOptions& allow_non_finite(bool on = true) {
+    allow_non_finite_ = on;
+    return *this;
+  }
 
   bool header() const { return header_; }
   char delimiter() const { return delimiter_; }
   const std::optional<int64_t>& label_index() const { return label_index_; }
   const std::optional<std::string>& label_name() const { return label_name_; }
   DType label_dtype() const { return label_dtype_; }
+  bool allow_non_finite() const { return allow_non_finite_; }
   /// True when a label column was chosen.
   bool has_label() const { return label_index_.has_value() || label_name_.has_value(); }
 
@@ -56,6 +64,7 @@ class CsvOptions {
   std::optional<int64_t> label_index_;
   std::optional<std::string> label_name_;
   DType label_dtype_ = DType::i64;
+  bool allow_non_finite_ = false;
 };
 
 /// The contents of a numeric CSV file.
@@ -67,10 +76,12 @@ struct CsvTable {
 };
 
 /// Reads a CSV file of numbers (plain or gzip). Empty lines are skipped; every row must have as
-/// many fields as the first (or the header), each a number (nan/inf allowed in features).
+/// many fields as the first (or the header), each a finite number (see allow_non_finite), and
+/// there must be at least one row of data.
 CsvTable read_csv(const std::string& path, const CsvOptions& options = {});
 
-/// read_csv as a dataset of features [N, F] and labels [N]; the options must choose a label column.
+/// read_csv as a dataset of features [N, F] and labels [N] (N >= 1); the options must choose a
+/// label column.
 TensorDataset load_csv_dataset(const std::string& path, const CsvOptions& options);
 
 }  // namespace exadnn::data

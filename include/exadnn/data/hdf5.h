@@ -8,13 +8,17 @@
 
 #include "exadnn/core/tensor.h"
 #include "exadnn/data/tensor_dataset.h"
+#include "exadnn/data/validate.h"
 
 namespace exadnn::data {
 
 /// The dataset `name` ("x", "group/x") of an HDF5 file as a tensor of its shape: floats of up to 4
 /// bytes become f32, 8-byte floats f64, u8 stays u8, other integers of up to 4 bytes (u16 too)
-/// i32, wider integers i64. Other types (strings, compounds, enums) are an error.
-Tensor read_hdf5(const std::string& path, const std::string& name);
+/// i32, wider integers i64. Other types (strings, compounds, enums) are an error. NaN or infinity
+/// in a float dataset is an Error naming the file, the dataset and the element's index unless
+/// `non_finite` allows it.
+Tensor read_hdf5(const std::string& path, const std::string& name,
+                 NonFinite non_finite = NonFinite::reject);
 
 /// Paths of every dataset in the file ("x", "group/y"), in name order.
 std::vector<std::string> hdf5_dataset_names(const std::string& path);
@@ -25,8 +29,11 @@ void write_hdf5(const std::string& path,
                 const std::vector<std::pair<std::string, Tensor>>& datasets);
 
 /// A dataset of inputs `inputs_name` [N, ...] converted to `input_dtype` and targets
-/// `targets_name` [N] or [N, ...] (integers become i64, floats f32).
+/// `targets_name` [N] or [N, ...] (integers become i64, floats f32), N >= 1. Unless `non_finite`
+/// allows them, NaN, infinity, and values too large for the dtype they are converted to are an
+/// Error naming the file, the dataset and the element's index.
 TensorDataset load_hdf5_dataset(const std::string& path, const std::string& inputs_name,
-                                const std::string& targets_name, DType input_dtype = DType::f32);
+                                const std::string& targets_name, DType input_dtype = DType::f32,
+                                NonFinite non_finite = NonFinite::reject);
 
 }  // namespace exadnn::data

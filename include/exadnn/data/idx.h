@@ -6,12 +6,14 @@
 
 #include "exadnn/core/tensor.h"
 #include "exadnn/data/tensor_dataset.h"
+#include "exadnn/data/validate.h"
 
 namespace exadnn::data {
 
 /// Any IDX file as a tensor of the shape its header gives: u8 stays u8, i8/i16/i32 become i32,
-/// f32 and f64 stay as they are (values converted from big-endian).
-Tensor read_idx(const std::string& path);
+/// f32 and f64 stay as they are (values converted from big-endian). NaN or infinity in f32/f64
+/// data is an Error naming the file and the element's index unless `non_finite` allows it.
+Tensor read_idx(const std::string& path, NonFinite non_finite = NonFinite::reject);
 /// An IDX image file (magic 0x00000803) as u8 [N, 1, rows, cols].
 Tensor read_idx_images(const std::string& path);
 /// An IDX label file (magic 0x00000801) as i64 [N].
@@ -25,7 +27,7 @@ enum class Pixels {
 };
 
 /// Images [N, 1, rows, cols] (f32 pixel / 255, or u8 as stored) with labels i64 [N]; the two
-/// files must hold the same number of examples.
+/// files must hold the same number of examples, at least one.
 TensorDataset load_idx_dataset(const std::string& images_path, const std::string& labels_path,
                                Pixels pixels = Pixels::f32);
 
