@@ -1,12 +1,15 @@
 // Channel: header message (kind, dtype, shape, byte count; small payloads inline), then the
-// payload straight from tensor memory on the next tag. See include/exadnn/flow/channel.h.
+// payload straight from tensor memory on the next tag; a close is one header of its own kind
+// (failed flag and reason). See include/exadnn/flow/channel.h.
 #include "exadnn/flow/channel.h"
 
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <set>
+#include <thread>
 
 #include "commlib_mpi.h"
 #include "dist/comm_state.h"
@@ -18,7 +21,9 @@ namespace exadnn::flow {
 
 namespace {
 
-constexpr uint32_t kMagic = 0x43484e4c;          // "CHNL"
+constexpr uint32_t kMagic = 0x43484e4c;          // "CHNL": a data header
+constexpr uint32_t kCloseMagic = 0x434c4f53;     // "CLOS": a sender's end-of-stream mark
+constexpr size_t kMaxReasonBytes = 2000;         // keeps a close mark one small, eager message
 constexpr size_t kChunkBytes = size_t{1} << 30;  // largest payload piece of one MPI message
 
 // What a header announces.
@@ -28,14 +33,6 @@ struct Header {
   Shape shape;             // the tensor's shape; raw arrays: [count]
   uint64_t nbytes = 0;     // payload size
   bool inline_payload = false;
-};
-
-// A received header and, when the payload rode along, where it starts.
-struct Incoming {
-  Header header;
-  int source = -1;  // rank of the sender
-  std::vector<std::byte> buffer;
-  size_t payload_at = 0;
 };
 
 // Starts sending `nbytes` at `data` in pieces of at most kChunkBytes.
@@ -51,6 +48,22 @@ void isend_payload(const void* data, uint64_t nbytes, int dest, int tag, MPI_Com
 }
 
 }  // namespace
+
+namespace detail {
+// A received header and, when the payload rode along, where it starts; or a close mark.
+struct ChannelIncoming {
+  Header header;
+  int source = -1;  // rank of the sender
+  int sender = -1;  // its side index
+  std::vector<std::byte> buffer;
+  size_t payload_at = 0;
+  bool close = false;  // an end-of-stream mark, with:
+  bool failed = false;
+  std::string reason;
+};
+}  // namespace detail
+
+using Incoming = detail::ChannelIncoming;
 
 Channel::Channel(dist::Communicator comm, ChannelEnds ends)
     : comm_(std::move(comm)), ends_(std::move(ends)) {
@@ -78,6 +91,7 @@ Channel::Channel(dist::Communicator comm, ChannelEnds ends)
   };
   sender_index_ = index_of(ends_.senders);
   receiver_index_ = index_of(ends_.receivers);
+  if (receiver_index_ >= 0) closed_by_.resize(ends_.senders.size());
 }
 
 int Channel::default_receiver() const {
@@ -104,6 +118,7 @@ int Channel::sender_peer(int peer, const char* op) const {
   const std::string& where = where_;
   EXADNN_CHECK(is_sender(), where, op, " on rank ", comm_.rank(),
                ", which is not one of the channel's senders (ranks of the sending module)");
+  EXADNN_CHECK(!closed_, where, op, " on rank ", comm_.rank(), " after close()");
   if (peer == kDefaultPeer) return default_receiver();
   EXADNN_CHECK(peer >= 0 && peer < receiver_count(), where, op, ": receiver index ", peer,
                " is outside 0 .. ", receiver_count() - 1);
@@ -122,6 +137,28 @@ int Channel::receiver_peer(int peer, const char* op) const {
 
 namespace {
 
+// A Work over sends started into `state` that keeps `header` (their first buffer) alive.
+dist::Work start_header(const dist::Communicator& comm,
+                        std::shared_ptr<dist::detail::WorkState> state,
+                        std::shared_ptr<std::vector<std::byte>> header, int dest, int tag) {
+  // The header buffer lives in the completion step, which the Work drops once it has run.
+  state->on_complete = [header] {};
+  state->requests.push_back(MPI_REQUEST_NULL);
+  const int rc = MPI_Isend(header->data(), static_cast<int>(header->size()), MPI_BYTE, dest,
+                           2 * tag, dist::native_handle(comm), &state->requests.back());
+  if (rc != MPI_SUCCESS)
+    detail::throw_mpi_error(rc, "flow::Channel", state->what + ": MPI_Isend of the header");
+  return dist::Work(std::move(state));
+}
+
+std::shared_ptr<dist::detail::WorkState> new_state(const dist::Communicator& comm,
+                                                   std::string what) {
+  auto state = std::make_shared<dist::detail::WorkState>();
+  state->comm = comm.state();
+  state->what = std::move(what);
+  return state;
+}
+
 // Starts the header and payload sends of one message and wraps them in a Work that keeps
 // `keep` (the tensor read from) alive until they complete.
 dist::Work start_message(const dist::Communicator& comm, const Header& h, const void* payload,
@@ -137,31 +174,19 @@ dist::Work start_message(const dist::Communicator& comm, const Header& h, const 
   w.put<uint8_t>(inline_payload ? 1 : 0);
   if (inline_payload) w.append(payload, h.nbytes);
 
-  auto state = std::make_shared<dist::detail::WorkState>();
-  state->comm = comm.state();
-  state->what = std::move(what);
+  auto state = new_state(comm, std::move(what));
   state->keep_alive = std::move(keep);
   auto header = std::make_shared<std::vector<std::byte>>(std::move(w.buffer()));
-  // The header buffer lives in the completion step, which the Work drops once it has run.
-  state->on_complete = [header] {};
-  const MPI_Comm mpi = dist::native_handle(comm);
-  state->requests.push_back(MPI_REQUEST_NULL);
-  const int rc = MPI_Isend(header->data(), static_cast<int>(header->size()), MPI_BYTE, dest,
-                           2 * tag, mpi, &state->requests.back());
-  if (rc != MPI_SUCCESS)
-    detail::throw_mpi_error(rc, "flow::Channel", state->what + ": MPI_Isend of the header");
+  dist::Work work = start_header(comm, state, header, dest, tag);
   if (!inline_payload)
-    isend_payload(payload, h.nbytes, dest, 2 * tag + 1, mpi, state->requests, "flow::Channel");
-  return dist::Work(std::move(state));
+    isend_payload(payload, h.nbytes, dest, 2 * tag + 1, dist::native_handle(comm), state->requests,
+                  "flow::Channel");
+  return work;
 }
 
-// Blocks for the next header from `source` (or MPI_ANY_SOURCE) on `tag`.
-Incoming receive_header(const dist::Communicator& comm, int source, int tag,
-                        const std::string& where) {
-  const MPI_Comm mpi = dist::native_handle(comm);
-  MPI_Message message;
-  MPI_Status status;
-  detail::check_mpi(MPI_Mprobe(source, 2 * tag, mpi, &message, &status), where, "MPI_Mprobe");
+// Takes the header `message` (probed from `status`) and decodes it: data or close mark.
+Incoming take_header(MPI_Message& message, const MPI_Status& status, int tag,
+                     const std::string& where) {
   int count = 0;
   MPI_Get_count(&status, MPI_BYTE, &count);
   Incoming in;
@@ -170,7 +195,14 @@ Incoming receive_header(const dist::Communicator& comm, int source, int tag,
   detail::check_mpi(MPI_Mrecv(in.buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
                     where, "MPI_Mrecv of a header");
   detail::ByteReader r(in.buffer.data(), in.buffer.size(), where);
-  EXADNN_CHECK(r.get<uint32_t>() == kMagic, where, "message from rank ", in.source,
+  const auto magic = r.get<uint32_t>();
+  if (magic == kCloseMagic) {
+    in.close = true;
+    in.failed = r.get<uint8_t>() != 0;
+    in.reason = r.get_string();
+    return in;
+  }
+  EXADNN_CHECK(magic == kMagic, where, "message from rank ", in.source,
                " is not a channel header (another user of tag ", 2 * tag, "?)");
   in.header.dtype = r.get<int32_t>();
   in.header.elem_size = r.get<uint32_t>();
@@ -182,6 +214,16 @@ Incoming receive_header(const dist::Communicator& comm, int source, int tag,
     r.take(in.header.nbytes);
   }
   return in;
+}
+
+// Blocks for the next header from `source` (or MPI_ANY_SOURCE) on `tag`.
+Incoming receive_header(const dist::Communicator& comm, int source, int tag,
+                        const std::string& where) {
+  MPI_Message message;
+  MPI_Status status;
+  detail::check_mpi(MPI_Mprobe(source, 2 * tag, dist::native_handle(comm), &message, &status),
+                    where, "MPI_Mprobe");
+  return take_header(message, status, tag, where);
 }
 
 // Receives (or copies, when inline) the payload announced by `in` into `dst`.
@@ -261,25 +303,118 @@ dist::Work Channel::send_raw(const void* data, size_t count, size_t elem_size, i
   return start_message(comm_, h, data, dest, ends_.tag, {}, std::move(what));
 }
 
+dist::Work Channel::close(const std::string& reason, bool failed) {
+  sender_peer(kDefaultPeer, "close");  // a sender that has not closed yet
+  closed_ = true;
+  detail::ByteWriter w;
+  w.put<uint32_t>(kCloseMagic);
+  w.put<uint8_t>(failed ? 1 : 0);
+  w.put_string(reason.size() <= kMaxReasonBytes ? reason
+                                                : reason.substr(0, kMaxReasonBytes) + " [...]");
+  // One buffer read by one send per receiver: every receiver may wait on any sender.
+  auto state = new_state(comm_, "channel '" + ends_.name + "' close");
+  auto header = std::make_shared<std::vector<std::byte>>(std::move(w.buffer()));
+  const MPI_Comm mpi = dist::native_handle(comm_);
+  for (size_t j = 1; j < ends_.receivers.size(); ++j) {
+    state->requests.push_back(MPI_REQUEST_NULL);
+    detail::check_mpi(MPI_Isend(header->data(), static_cast<int>(header->size()), MPI_BYTE,
+                                ends_.receivers[j], 2 * ends_.tag, mpi, &state->requests.back()),
+                      where_, "MPI_Isend of a close");
+  }
+  return start_header(comm_, std::move(state), std::move(header), ends_.receivers[0], ends_.tag);
+}
+
+bool Channel::is_closed_by(int peer) const {
+  return closed_by_.at(static_cast<size_t>(receiver_peer(peer, "is_closed_by"))).has_value();
+}
+
+void Channel::throw_closed(int sender, const char* op) const {
+  const auto& c = closed_by_.at(static_cast<size_t>(sender));
+  const int rank = ends_.senders[static_cast<size_t>(sender)];
+  throw ChannelClosed(where_,
+                      exadnn::detail::cat(op, " from sender ", sender, " (rank ", rank,
+                                          "): the sender closed the channel",
+                                          c->failed ? " because it failed: " : ": ", c->reason),
+                      sender, c->failed, c->reason);
+}
+
+Incoming Channel::next_message(int sender, const char* op) {
+  auto open = [&] {
+    return std::count_if(closed_by_.begin(), closed_by_.end(), [](auto& c) { return !c; });
+  };
+  if (sender >= 0 && closed_by_[static_cast<size_t>(sender)]) throw_closed(sender, op);
+  if (sender < 0 && open() == 0) {
+    // recv_any with every sender closed: name a failed one if any.
+    int last = 0;
+    for (int s = 0; s < sender_count(); ++s)
+      if (closed_by_[static_cast<size_t>(s)]->failed) last = s;
+    throw_closed(last, op);
+  }
+  for (;;) {
+    const int source = sender >= 0 ? ends_.senders[static_cast<size_t>(sender)] : MPI_ANY_SOURCE;
+    Incoming in = receive_header(comm_, source, ends_.tag, where_);
+    const auto it = std::find(ends_.senders.begin(), ends_.senders.end(), in.source);
+    EXADNN_CHECK(it != ends_.senders.end(), where_, "received a message from rank ", in.source,
+                 ", which is not one of the channel's senders");
+    in.sender = static_cast<int>(it - ends_.senders.begin());
+    if (!in.close) return in;
+    closed_by_[static_cast<size_t>(in.sender)] = Closed{in.failed, std::move(in.reason)};
+    // recv_any goes on waiting for the other senders after an orderly close.
+    if (sender >= 0 || in.failed || open() == 0) throw_closed(in.sender, op);
+  }
+}
+
+bool Channel::drain_arrived(int64_t* discarded) {
+  receiver_peer(kDefaultPeer, "drain");
+  const MPI_Comm mpi = dist::native_handle(comm_);
+  // Probes each open sender by rank, never any-source: a later task on this channel may already
+  // be sending from other ranks.
+  bool open = false;
+  for (int s = 0; s < sender_count(); ++s) {
+    for (int flag = 1; flag && !closed_by_[static_cast<size_t>(s)];) {
+      MPI_Message message;
+      MPI_Status status;
+      detail::check_mpi(MPI_Improbe(ends_.senders[static_cast<size_t>(s)], 2 * ends_.tag, mpi,
+                                    &flag, &message, &status),
+                        where_, "MPI_Improbe");
+      if (!flag) break;
+      Incoming in = take_header(message, status, ends_.tag, where_);
+      if (in.close) {
+        closed_by_[static_cast<size_t>(s)] = Closed{in.failed, std::move(in.reason)};
+        break;
+      }
+      Tensor dropped = tensor_for(in.header);
+      receive_payload(comm_, in, dropped.data_ptr(), ends_.tag, where_);
+      if (discarded) ++*discarded;
+    }
+    open |= !closed_by_[static_cast<size_t>(s)];
+  }
+  return !open;
+}
+
+int64_t Channel::drain() {
+  int64_t discarded = 0;
+  // Sleeps, up to 1 ms, while nothing comes.
+  for (auto pause = std::chrono::microseconds(1); !drain_arrived(&discarded);) {
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+  }
+  return discarded;
+}
+
 Tensor Channel::recv(int peer) {
-  const std::string& where = where_;
-  const int sender = receiver_peer(peer, "recv");
-  Incoming in = receive_header(comm_, ends_.senders[static_cast<size_t>(sender)], ends_.tag, where);
+  Incoming in = next_message(receiver_peer(peer, "recv"), "recv");
   Tensor out = tensor_for(in.header);
-  receive_payload(comm_, in, out.data_ptr(), ends_.tag, where);
+  receive_payload(comm_, in, out.data_ptr(), ends_.tag, where_);
   return out;
 }
 
 ChannelMessage Channel::recv_any() {
-  const std::string& where = where_;
   receiver_peer(kDefaultPeer, "recv_any");
-  Incoming in = receive_header(comm_, MPI_ANY_SOURCE, ends_.tag, where);
+  Incoming in = next_message(-1, "recv_any");
   Tensor out = tensor_for(in.header);
-  receive_payload(comm_, in, out.data_ptr(), ends_.tag, where);
-  auto it = std::find(ends_.senders.begin(), ends_.senders.end(), in.source);
-  EXADNN_CHECK(it != ends_.senders.end(), where, "received a message from rank ", in.source,
-               ", which is not one of the channel's senders");
-  return {std::move(out), static_cast<int>(it - ends_.senders.begin())};
+  receive_payload(comm_, in, out.data_ptr(), ends_.tag, where_);
+  return {std::move(out), in.sender};
 }
 
 void Channel::recv_into(Tensor& out, int peer) {
@@ -289,7 +424,7 @@ void Channel::recv_into(Tensor& out, int peer) {
   EXADNN_CHECK(out.is_contiguous() && out.device().is_cpu(), where,
                "recv_into needs a contiguous host tensor, got ", describe_tensor(out),
                out.device().is_cpu() ? " (not contiguous)" : " on " + out.device().str());
-  Incoming in = receive_header(comm_, ends_.senders[static_cast<size_t>(sender)], ends_.tag, where);
+  Incoming in = next_message(sender, "recv_into");
   const Header& h = in.header;
   const bool fits =
       h.nbytes == out.nbytes() &&
@@ -308,7 +443,7 @@ void Channel::recv_into(Tensor& out, int peer) {
 size_t Channel::recv_raw(void* out, size_t capacity, size_t elem_size, int peer) {
   const std::string& where = where_;
   const int sender = receiver_peer(peer, "recv_into");
-  Incoming in = receive_header(comm_, ends_.senders[static_cast<size_t>(sender)], ends_.tag, where);
+  Incoming in = next_message(sender, "recv_into");
   const Header& h = in.header;
   const bool fits = h.elem_size == elem_size && h.nbytes <= capacity * elem_size;
   if (!fits) {

@@ -49,15 +49,34 @@ std::optional<std::string> get_string(Problems& p, const YAML::Node& node,
   return std::nullopt;
 }
 
-// An integer >= `min`.
-std::optional<int> get_int(Problems& p, const YAML::Node& node, const std::string& what, int min) {
+// An integer from `min` to `max` (a ControlFileLimits count, checked before anything is sized
+// by it).
+std::optional<int> get_int(Problems& p, const YAML::Node& node, const std::string& what, int min,
+                           int max) {
   long long v = 0;
-  if (node.IsScalar() && YAML::convert<long long>::decode(node, v) && v >= min && v <= (1 << 30))
-    return static_cast<int>(v);
-  p.add(node, exadnn::detail::cat(
-                  what, " must be an integer >= ", min, ", got ",
-                  node.IsScalar() ? "'" + node.Scalar() + "'" : std::string("a non-scalar")));
+  const bool integer = node.IsScalar() && YAML::convert<long long>::decode(node, v);
+  if (integer && v >= min && v <= max) return static_cast<int>(v);
+  if (integer && v > max)
+    p.add(node, exadnn::detail::cat(what, " is ", node.Scalar(), ", above the maximum of ", max));
+  else
+    p.add(node, exadnn::detail::cat(
+                    what, " must be an integer >= ", min, ", got ",
+                    node.IsScalar() ? "'" + node.Scalar() + "'" : std::string("a non-scalar")));
   return std::nullopt;
+}
+
+// Counts instances over the whole file, so that many large ensembles cannot add up past the
+// limit either.
+bool take_instances(Problems& p, const YAML::Node& node, const std::string& what, int n,
+                    int& total) {
+  if (n > ControlFileLimits::instances - total) {
+    p.add(node, exadnn::detail::cat(what, " brings the file's instances to ", int64_t{total} + n,
+                                    ", above the maximum of ", ControlFileLimits::instances,
+                                    " per iteration"));
+    return false;
+  }
+  total += n;
+  return true;
 }
 
 std::vector<std::string> get_names(Problems& p, const YAML::Node& node, const std::string& what) {
@@ -84,7 +103,7 @@ Args parse_args(Problems& p, const YAML::Node& node, const std::string& what) {
   return args;
 }
 
-void parse_ensemble(Problems& p, const YAML::Node& node, ModuleSpec& m) {
+void parse_ensemble(Problems& p, const YAML::Node& node, ModuleSpec& m, int& instances) {
   const std::string what = "ensemble of module '" + m.name + "'";
   m.is_ensemble = true;
   if (!expect_map(p, node, what)) return;
@@ -93,17 +112,29 @@ void parse_ensemble(Problems& p, const YAML::Node& node, ModuleSpec& m) {
   if (params && count) p.add(node, what + ": give 'parameters' or 'instances', not both");
   if (params) {
     if (!expect_seq(p, params, what + " 'parameters'")) return;
+    if (params.size() > static_cast<size_t>(ControlFileLimits::instances)) {
+      p.add(params,
+            exadnn::detail::cat(what, " 'parameters' has ", params.size(),
+                                " entries, above the maximum of ", ControlFileLimits::instances));
+      return;
+    }
+    if (!take_instances(p, params, what + " 'parameters'", static_cast<int>(params.size()),
+                        instances))
+      return;
     for (const auto& entry : params)
       m.ensemble.push_back(parse_args(p, entry, what + " parameter entry"));
     if (m.ensemble.empty()) p.add(params, what + " 'parameters' is empty");
   } else if (count) {
-    if (auto n = get_int(p, count, what + " 'instances'", 1)) m.ensemble.assign(*n, Args{});
+    const auto n = get_int(p, count, what + " 'instances'", 1, ControlFileLimits::instances);
+    if (n && take_instances(p, count, what + " 'instances'", *n, instances))
+      m.ensemble.assign(*n, Args{});
   } else {
     p.add(node, what + " needs 'parameters' (a list of argument maps) or 'instances' (a count)");
   }
 }
 
-ModuleSpec parse_module(Problems& p, const YAML::Node& key, const YAML::Node& node) {
+ModuleSpec parse_module(Problems& p, const YAML::Node& key, const YAML::Node& node,
+                        int& instances) {
   ModuleSpec m;
   m.name = key.Scalar();
   m.where = p.where(key);
@@ -118,7 +149,7 @@ ModuleSpec parse_module(Problems& p, const YAML::Node& key, const YAML::Node& no
   if (const auto ranks = node["ranks"]) {
     if (ranks.IsScalar() && ranks.Scalar() == "all")
       m.ranks = 0;
-    else if (auto n = get_int(p, ranks, what + " 'ranks' (or 'all')", 1))
+    else if (auto n = get_int(p, ranks, what + " 'ranks' (or 'all')", 1, ControlFileLimits::ranks))
       m.ranks = *n;
   }
   if (const auto args = node["args"]) m.args = parse_args(p, args, what + " 'args'");
@@ -132,7 +163,7 @@ ModuleSpec parse_module(Problems& p, const YAML::Node& key, const YAML::Node& no
       p.add(on_error,
             exadnn::detail::cat(what, " 'on_error' must be stop or continue, got '", *s, "'"));
   }
-  if (const auto ensemble = node["ensemble"]) parse_ensemble(p, ensemble, m);
+  if (const auto ensemble = node["ensemble"]) parse_ensemble(p, ensemble, m, instances);
   if (const auto description = node["description"])
     get_string(p, description, what + " 'description'");
   return m;
@@ -162,7 +193,8 @@ void parse_workflow(Problems& p, const YAML::Node& node, ControlFile& cf) {
   if (!expect_map(p, node, "'workflow'")) return;
   check_keys(p, node, "'workflow'", {"groups", "iterations"});
   if (const auto it = node["iterations"]) {
-    if (auto n = get_int(p, it, "'workflow.iterations'", 1)) cf.iterations = *n;
+    if (auto n = get_int(p, it, "'workflow.iterations'", 1, ControlFileLimits::iterations))
+      cf.iterations = *n;
   }
   if (const auto groups = node["groups"]) {
     if (!expect_seq(p, groups, "'workflow.groups'")) return;
@@ -175,6 +207,12 @@ void parse_workflow(Problems& p, const YAML::Node& node, ControlFile& cf) {
 
 void parse_channels(Problems& p, const YAML::Node& node, ControlFile& cf) {
   if (!expect_seq(p, node, "'channels'")) return;
+  if (node.size() > static_cast<size_t>(ControlFileLimits::channels)) {
+    p.add(node,
+          exadnn::detail::cat("'channels' has ", node.size(), " entries, above the maximum of ",
+                              ControlFileLimits::channels));
+    return;
+  }
   int index = 0;
   for (const auto& item : node) {
     ChannelSpec c;
@@ -225,8 +263,10 @@ void parse_control_tree(const std::string& yaml_text, ControlFile& cf, Problems&
   check_keys(p, root, "the control file",
              {"modules", "workflow", "channels", "tuple_space", "timeline"});
   if (const auto modules = root["modules"]) {
+    int instances = 0;  // of every module so far
     if (expect_map(p, modules, "'modules'"))
-      for (const auto& kv : modules) cf.modules.push_back(parse_module(p, kv.first, kv.second));
+      for (const auto& kv : modules)
+        cf.modules.push_back(parse_module(p, kv.first, kv.second, instances));
   } else {
     p.add_at(0, "'modules' is missing (a map of module name to {run, ranks, args, ...})");
   }
@@ -236,7 +276,8 @@ void parse_control_tree(const std::string& yaml_text, ControlFile& cf, Problems&
     if (expect_map(p, ts, "'tuple_space'")) {
       check_keys(p, ts, "'tuple_space'", {"servers"});
       if (const auto servers = ts["servers"]) {
-        if (auto n = get_int(p, servers, "'tuple_space.servers'", 1)) cf.tuple_space_servers = *n;
+        if (auto n = get_int(p, servers, "'tuple_space.servers'", 1, ControlFileLimits::ranks))
+          cf.tuple_space_servers = *n;
       } else {
         p.add(ts, "'tuple_space.servers' is missing (how many ranks serve the tuple space)");
       }

@@ -86,6 +86,13 @@ void check_groups(const ControlFile& cf, Problems& p) {
         p.add(g.where, cat("module '", name, "' is in groups '", it->second, "' and '", g.name,
                            "' (a module belongs to one group)"));
     }
+    // The gang of a group's fixed modules starts at once: its ranks are bounded like one module's.
+    int64_t fixed = 0;
+    for (const auto& name : g.modules)
+      if (const ModuleSpec* m = cf.find_module(name); m && !m->is_ensemble) fixed += m->ranks;
+    if (fixed > ControlFileLimits::ranks)
+      p.add(g.where, cat("group '", g.name, "' runs modules of ", fixed,
+                         " ranks together, above the maximum of ", ControlFileLimits::ranks));
     for (const auto& dep : g.after) {
       if (dep == g.name)
         p.add(g.where, cat("group '", g.name, "' depends on itself"));
@@ -150,7 +157,8 @@ void check_ranks(const ControlFile& cf, Problems& p, int job_ranks) {
                              : std::string(),
       ")");
   for (const auto& g : cf.groups) {
-    int fixed = 0, fixed_modules = 0;
+    int64_t fixed = 0;
+    int fixed_modules = 0;
     bool has_all = false;
     for (const auto& name : g.modules) {
       const ModuleSpec* m = cf.find_module(name);

@@ -49,8 +49,8 @@ int64_t now_us() {
       .count();
 }
 
-bool wait_politely(MPI_Request& request, MPI_Status* status, int64_t deadline_us,
-                   int max_sleep_us) {
+bool wait_politely(MPI_Request& request, MPI_Status* status, int64_t deadline_us, int max_sleep_us,
+                   const std::function<void()>& idle) {
   // Spin for ~50 us (a reply that is already on its way costs no sleep), then back off.
   const int64_t spin_until = now_us() + 50;
   int sleep_us = 5;
@@ -61,6 +61,7 @@ bool wait_politely(MPI_Request& request, MPI_Status* status, int64_t deadline_us
     const int64_t now = now_us();
     if (deadline_us && now >= deadline_us) return false;
     if (now < spin_until) continue;
+    if (idle) idle();
     std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
     sleep_us = std::min(sleep_us * 2, max_sleep_us);
   }

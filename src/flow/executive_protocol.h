@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,10 +63,11 @@ std::vector<int64_t> pack_assignment(const Assignment& a);
 Assignment unpack_assignment(const std::vector<int64_t>& words);
 
 /// Waits for `request` without pinning a core: tests it in a tight loop for a short while, then
-/// sleeps between tests (up to `max_sleep_us`), so idle ranks leave the cores to busy ones.
-/// Returns false if `deadline_us` (steady-clock microseconds; 0 = none) passed first.
+/// sleeps between tests (up to `max_sleep_us`), so idle ranks leave the cores to busy ones;
+/// `idle` (if any) runs before each sleep. Returns false if `deadline_us` (steady-clock
+/// microseconds; 0 = none) passed first.
 bool wait_politely(MPI_Request& request, MPI_Status* status, int64_t deadline_us = 0,
-                   int max_sleep_us = 200);
+                   int max_sleep_us = 200, const std::function<void()>& idle = nullptr);
 /// Steady-clock microseconds.
 int64_t now_us();
 

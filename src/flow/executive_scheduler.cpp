@@ -2,12 +2,15 @@
 // queues each released group's tasks (its fixed modules as one gang, then one task per ensemble
 // instance), and hands the head of the queue the lowest free worker ranks as soon as enough are
 // free (first come, first served: a large gang is never overtaken and starved by small tasks).
+// It also tells the tuple-space servers which ranks may still put, so that a wait no put can
+// answer any more (its producers all ended, ok or failed) ends instead of hanging.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "exadnn/flow/module.h"
@@ -66,6 +69,7 @@ class Scheduler {
       EXADNN_CHECK(!running_.empty(), "flow Executive",
                    "no task can start: the next one needs more ranks than ", x_.workers,
                    " workers");
+      announce_producers(producers());
       done += receive_one(0);
     }
   }
@@ -131,6 +135,8 @@ class Scheduler {
         run.ranks_of_module[m] = p.ranks;
         a.gang.push_back(std::move(p));
       }
+      // Before the task can ask the tuple space anything: its ranks may put again.
+      announce_producers(std::nullopt);
       for (const auto& p : a.gang) {
         a.module = p.module;
         const auto words = pack_assignment(a);
@@ -142,6 +148,27 @@ class Scheduler {
       ++result_.tasks;
       queue_.pop_front();
     }
+  }
+
+  // The ranks that may still put in the tuple space, as TupleSpace::set_producers takes them:
+  // once nothing is queued, the ranks of running tasks (a group not yet released waits, through
+  // its `after`, for a running task, so it cannot answer that task's waits; a later iteration
+  // starts after this one). Sets of two or more ranks end no wait, so they go out as nullopt.
+  std::optional<std::vector<int>> producers() const {
+    if (!queue_.empty()) return std::nullopt;
+    std::vector<int> ranks;
+    for (const auto& [task, run] : running_)
+      for (const auto& [rank, module] : run.module_of_rank) ranks.push_back(rank);
+    if (ranks.size() > 1) return std::nullopt;
+    return ranks;
+  }
+
+  // Sends `producers` to the tuple-space servers when it changed (acknowledged: a server has it
+  // before any later message of a task reaches it).
+  void announce_producers(const std::optional<std::vector<int>>& producers) {
+    if (!x_.services->tuple_space || producers == announced_) return;
+    x_.services->tuple_space->set_producers(producers);
+    announced_ = producers;
   }
 
   // Whether the ranks' communicator is reused, made and cached, or made for this task only; the
@@ -232,6 +259,7 @@ class Scheduler {
   // end within the grace period (their peers may be waiting for the rank that threw).
   void finish_stopping_tasks() {
     while (!running_.empty()) {
+      announce_producers(producers());
       if (receive_one(stopping_ ? stop_deadline_ : 0) >= 0) continue;
       std::string left;
       for (const auto& [task, run] : running_)
@@ -261,6 +289,7 @@ class Scheduler {
   bool stopping_ = false;
   int64_t stop_deadline_ = 0;
   std::string stop_reason_;
+  std::optional<std::vector<int>> announced_;  // what the tuple-space servers were last told
 };
 
 }  // namespace

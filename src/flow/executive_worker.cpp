@@ -1,9 +1,20 @@
 // A worker rank of the Executive: takes tasks from the scheduler, makes each module instance its
 // own communicator over exactly its ranks, runs the module function, and reports how it ended.
+// When an instance ends, ok or not, its channels are ended too: the sending ends are closed with
+// how it ended (a receiver waiting on this rank gets ChannelClosed naming it instead of waiting
+// forever), and the receiving ends are drained up to every sender's close, so nothing of this task
+// is left on a channel for the next one. Draining waits for the senders to end, so it never holds
+// the worker: it goes on while the worker waits for its next task, and is finished only before a
+// task on the same channel starts here (by then every sender of the last one has reported, so its
+// close is on its way) and before the run ends.
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <map>
+#include <memory>
 
 #include "exadnn/dist/mpi_interop.h"
+#include "exadnn/flow/channel.h"
 #include "exadnn/flow/module.h"
 #include "flow/executive_protocol.h"
 #include "flow/executive_roles.h"
@@ -76,8 +87,68 @@ void place_channels(const ExecutiveSetup& x, const Assignment& a) {
   }
 }
 
+// Receiving ends of ended tasks still being drained, and closes still being sent.
+class Drains {
+ public:
+  explicit Drains(int rank) : rank_(rank) {}
+  void add(std::unique_ptr<Channel> channel) { channels_.push_back(std::move(channel)); }
+  void add(dist::Work close) { closes_.push_back(std::move(close)); }
+
+  // Takes what has arrived, without waiting.
+  void progress() {
+    std::erase_if(channels_,
+                  [&](auto& ch) { return guarded([&] { return ch->drain_arrived(); }); });
+    std::erase_if(closes_, [&](dist::Work& w) { return guarded([&] { return w.test(); }); });
+  }
+
+  // Drains to the end the channels named in `ends` (every one when null), waiting for their
+  // senders' closes.
+  void finish(const std::map<std::string, ChannelEnds>* ends) {
+    std::erase_if(channels_, [&](auto& ch) {
+      if (ends && !ends->count(ch->name())) return false;
+      return guarded([&] { return ch->drain() >= 0; });
+    });
+    if (!ends)
+      for (auto& w : closes_) guarded([&] { return w.wait(), true; });
+  }
+
+ private:
+  // Runs `step`; an error (which would leave a channel out of step) is reported and the end
+  // dropped.
+  template <class F>
+  bool guarded(F&& step) {
+    try {
+      return step();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "exadnn flow: rank %d: ending a channel of a task: %s\n", rank_,
+                   e.what());
+      return true;
+    }
+  }
+
+  int rank_;
+  std::vector<std::unique_ptr<Channel>> channels_;
+  std::vector<dist::Work> closes_;
+};
+
+// Ends the task's channels on this rank: closes the sending ends the module left open, telling
+// the receivers `reason`, and hands the receiving ends to `drains`.
+void end_channels(ExecutiveSetup& x, Drains& drains, const std::string& reason, bool failed) {
+  auto& open = x.services->channels;
+  for (const auto& [name, ends] : x.services->channel_ends) {
+    auto it = open.find(name);
+    if (it == open.end())
+      it = open.emplace(name, std::make_unique<Channel>(*x.services->channel_comm, ends)).first;
+    Channel& ch = *it->second;
+    if (ch.is_sender() && !ch.is_closed()) drains.add(ch.close(reason, failed));
+    if (ch.is_receiver()) drains.add(std::move(it->second));
+  }
+  open.clear();
+  x.services->channel_ends.clear();
+}
+
 void run_task(ExecutiveSetup& x, const Assignment& a, std::map<int, ModuleFn>& functions,
-              int64_t t0) {
+              Drains& drains, int64_t t0) {
   const ControlFile& cf = *x.file;
   const ModuleSpec& spec = cf.modules.at(a.module);
   DoneHeader done;
@@ -86,13 +157,15 @@ void run_task(ExecutiveSetup& x, const Assignment& a, std::map<int, ModuleFn>& f
   std::string error;
   done.start_us = static_cast<double>(now_us() - t0);
   try {
+    // Channels first: however the instance ends, its peers on them are told.
+    place_channels(x, a);
+    drains.finish(&x.services->channel_ends);
     const Placement* mine = placement_of(a, a.module);
     EXADNN_CHECK(mine, "flow Executive", "task ", a.task, " does not place its own module");
     dist::Communicator comm = task_comm(x, *mine, a.task);
     Args args = spec.args;
     if (spec.is_ensemble)
       for (const auto& [key, value] : spec.ensemble.at(a.instance)) args[key] = value;
-    place_channels(x, a);
     auto fn = functions.find(a.module);
     if (fn == functions.end()) fn = functions.emplace(a.module, resolve_module(spec.run)).first;
     done.start_us = static_cast<double>(now_us() - t0);
@@ -106,7 +179,19 @@ void run_task(ExecutiveSetup& x, const Assignment& a, std::map<int, ModuleFn>& f
     error = "an exception that is not a std::exception";
   }
   done.end_us = static_cast<double>(now_us() - t0);
-  x.services->channels.clear();
+  // The same words as the scheduler's failure report, for the receivers of this rank's sends.
+  const std::string who = exadnn::detail::cat("module '", spec.name, "' instance ", a.instance,
+                                              " iteration ", a.iteration);
+  try {
+    end_channels(x, drains,
+                 done.failed
+                     ? exadnn::detail::cat(who, " failed on rank ", x.rank, ": ", error)
+                     : exadnn::detail::cat(who, " ended on rank ", x.rank, " (sends no more)"),
+                 done.failed != 0);
+  } catch (const std::exception& e) {
+    error += (error.empty() ? "" : "; ") + std::string("closing its channels: ") + e.what();
+    done.failed = 1;
+  }
   std::string message(sizeof(DoneHeader), '\0');
   std::memcpy(message.data(), &done, sizeof(DoneHeader));
   message += error.substr(0, 60000);  // the scheduler's buffer holds 64 KiB
@@ -117,18 +202,22 @@ void run_task(ExecutiveSetup& x, const Assignment& a, std::map<int, ModuleFn>& f
 
 void run_worker(ExecutiveSetup& x) {
   std::map<int, ModuleFn> functions;  // resolved once per module
+  Drains drains(x.rank);
   std::vector<int64_t> words(16 + 4 * static_cast<size_t>(x.size));
   for (;;) {
     MPI_Request request = MPI_REQUEST_NULL;
     MPI_Status status;
     MPI_Irecv(words.data(), static_cast<int>(words.size()), MPI_INT64_T, 0, kAssignTag, x.control,
               &request);
-    wait_politely(request, &status);
+    wait_politely(request, &status, 0, 200, [&] { drains.progress(); });
     int count = 0;
     MPI_Get_count(&status, MPI_INT64_T, &count);
     EXADNN_CHECK(count >= 2, "flow Executive", "malformed message from the scheduler");
-    if (words[0] == kStop) return;
-    run_task(x, unpack_assignment({words.begin(), words.begin() + count}), functions, x.t0);
+    if (words[0] == kStop) {
+      drains.finish(nullptr);  // every task has reported: every close is on its way
+      return;
+    }
+    run_task(x, unpack_assignment({words.begin(), words.begin() + count}), functions, drains, x.t0);
   }
 }
 

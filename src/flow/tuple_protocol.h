@@ -2,9 +2,11 @@
 // (tuple_server.cpp); internal to src/flow.
 //
 // request (client → server, tag kRequestTag):  u8 op, u64 id, string key-or-pattern, [value]
+//   producers: the value is u8 declared, u32 n, n × i32 ranks (declared 0: any rank may put)
 // reply   (server → client, tag kReplyTag):    u64 id, u8 status, then
-//           status ok with a tuple: u8 1, string key, value;  ok without: u8 0
-//           status error:           string message
+//           status ok with a tuple: u8 1, string key, value
+//           ok without:             u8 0, u8 no_producer (1: no rank but the asker may put)
+//           status error or no_producer: string message
 // value:   u8 kind (0 tensor: meta then u64 nbytes and the bytes; 1 bytes: u64 n and the bytes)
 // Request ids are unique in the process, so replies to several clients (or threads) of one rank
 // can be told apart by any thread that happens to receive them.
@@ -26,16 +28,21 @@ inline constexpr int kReplyTag = 2;
 
 /// What a request asks.
 enum class TupleOp : uint8_t {
-  put,       ///< store the value; reply ok
-  get,       ///< blocking: reply with the tuple (removed) once one matches
-  read,      ///< blocking: reply with a copy once one matches
-  try_get,   ///< reply with the tuple (removed) or ok-without-tuple
-  try_read,  ///< reply with a copy or ok-without-tuple
-  shutdown,  ///< fail blocked requests, reply ok, stop serving
+  put,        ///< store the value; reply ok
+  get,        ///< blocking: reply with the tuple (removed) once one matches
+  read,       ///< blocking: reply with a copy once one matches
+  try_get,    ///< reply with the tuple (removed) or ok-without-tuple
+  try_read,   ///< reply with a copy or ok-without-tuple
+  shutdown,   ///< fail blocked requests, reply ok, stop serving
+  producers,  ///< declare which ranks may still put (TupleSpace::set_producers); reply ok
 };
 
 /// How a request ended.
-enum class TupleStatus : uint8_t { ok, error };
+enum class TupleStatus : uint8_t {
+  ok,
+  error,
+  no_producer,  ///< a blocking get/read that no put can answer any more
+};
 
 /// Kinds of values.
 enum class ValueKind : uint8_t { tensor, bytes };

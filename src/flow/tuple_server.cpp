@@ -1,6 +1,7 @@
 // The tuple-space server of one shard: an ordered multimap of tuples and a FIFO queue of blocked
 // get/read requests, driven by one loop over incoming requests. Replies go out non-blocking, so a
-// slow client never stalls the server. Protocol: tuple_protocol.h; client: tuple_space.cpp.
+// slow client never stalls the server. Once the declared producers leave a waiting client alone,
+// its waits end with no_producer. Protocol: tuple_protocol.h; client: tuple_space.cpp.
 #include <mpi.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <list>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "commlib_mpi.h"
 #include "exadnn/dist/mpi_interop.h"
@@ -88,11 +90,31 @@ class Shard {
         if (found) {
           reply_tuple(client, id, (*found)->first, (*found)->second.front());
           if (remove) pop(*found);
-        } else if (op == TupleOp::get || op == TupleOp::read) {
-          waiters_.push_back({client, id, op, std::move(key)});
+        } else if (op == TupleOp::try_get || op == TupleOp::try_read) {
+          reply_ack(client, id, alone(client));
+        } else if (alone(client)) {
+          reply_no_producer({client, id, op, std::move(key)});
         } else {
-          reply_ack(client, id);
+          waiters_.push_back({client, id, op, std::move(key)});
         }
+        return true;
+      }
+      case TupleOp::producers: {
+        producers_.reset();
+        if (r.get<uint8_t>() != 0) {
+          producers_.emplace();
+          for (auto n = r.get<uint32_t>(); n > 0; --n) producers_->insert(r.get<int32_t>());
+        }
+        // Waits no put can answer any more end now.
+        for (auto it = waiters_.begin(); it != waiters_.end();) {
+          if (!alone(it->client)) {
+            ++it;
+            continue;
+          }
+          reply_no_producer(*it);
+          it = waiters_.erase(it);
+        }
+        reply_ack(client, id);
         return true;
       }
       case TupleOp::shutdown:
@@ -107,6 +129,23 @@ class Shard {
     }
     reply_error(client, id, exadnn::detail::cat("unknown request code ", int(op)));
     return true;
+  }
+
+  // True when producers are declared and none but `client` is among them: no put can come.
+  bool alone(int client) const {
+    return producers_ && std::all_of(producers_->begin(), producers_->end(),
+                                     [client](int r) { return r == client; });
+  }
+
+  void reply_no_producer(const Waiter& w) {
+    detail::ByteWriter out;
+    out.put<uint64_t>(w.id);
+    out.put<uint8_t>(static_cast<uint8_t>(TupleStatus::no_producer));
+    out.put_string(exadnn::detail::cat(
+        "nothing matches and no producer is left: no rank other than the waiting one (rank ",
+        w.client,
+        ") may still put (in a workflow: every other module instance has ended, ok or failed)"));
+    send(w.client, std::move(out.buffer()));
   }
 
   // A new tuple: blocked reads matching it get a copy, in arrival order, until a blocked get
@@ -144,11 +183,12 @@ class Shard {
     if (it->second.empty()) store_.erase(it);
   }
 
-  void reply_ack(int client, uint64_t id) {
+  void reply_ack(int client, uint64_t id, bool no_producer = false) {
     detail::ByteWriter w;
     w.put<uint64_t>(id);
     w.put<uint8_t>(static_cast<uint8_t>(TupleStatus::ok));
     w.put<uint8_t>(0);
+    w.put<uint8_t>(no_producer ? 1 : 0);
     send(client, std::move(w.buffer()));
   }
 
@@ -194,6 +234,7 @@ class Shard {
   MPI_Comm mpi_;
   Store store_;
   std::list<Waiter> waiters_;
+  std::optional<std::set<int>> producers_;  // ranks that may still put; nullopt: any rank
   std::list<Outgoing> outgoing_;
 };
 

@@ -90,6 +90,8 @@ const char* op_name(TupleOp op) {
       return "try_read";
     case TupleOp::shutdown:
       return "shutdown_servers";
+    case TupleOp::producers:
+      return "set_producers";
   }
   return "?";
 }
@@ -155,6 +157,9 @@ struct TupleSpace::State {
     detail::ByteReader r(reply.bytes.data(), reply.bytes.size(), kWhere);
     r.get<uint64_t>();
     const auto status = static_cast<detail::TupleStatus>(r.get<uint8_t>());
+    if (status == detail::TupleStatus::no_producer)
+      throw NoProducerError(kWhere,
+                            exadnn::detail::cat(op_name(op), " of '", key, "': ", r.get_string()));
     if (status == detail::TupleStatus::error)
       throw Error(kWhere, exadnn::detail::cat(op_name(op), " of '", key, "': ", r.get_string()));
     reply.body = r.position();
@@ -198,15 +203,20 @@ struct TupleSpace::State {
     }
   }
 
-  // One request about `pattern` to one shard; the tuple of the reply, if any.
-  std::optional<Tuple> ask(int shard, TupleOp op, const std::string& pattern) {
+  // One request about `pattern` to one shard; the tuple of the reply, if any. `no_producer`
+  // (when given) learns whether the shard said that no rank but this one may still put.
+  std::optional<Tuple> ask(int shard, TupleOp op, const std::string& pattern,
+                           bool* no_producer = nullptr) {
     detail::ByteWriter w;
     w.put<uint8_t>(static_cast<uint8_t>(op));
     w.put<uint64_t>(0);
     w.put_string(pattern);
     const Reply reply = exchange(shard, op, pattern, w);
     detail::ByteReader r(reply.bytes.data() + reply.body, reply.bytes.size() - reply.body, kWhere);
-    if (r.get<uint8_t>() == 0) return std::nullopt;
+    if (r.get<uint8_t>() == 0) {
+      if (no_producer && r.remaining() > 0 && r.get<uint8_t>() != 0) *no_producer = true;
+      return std::nullopt;
+    }
     Tuple t;
     t.key = r.get_string();
     t.value = detail::read_value(r);
@@ -225,11 +235,23 @@ struct TupleSpace::State {
                    "': the server answered without a tuple");
       return std::move(*t);
     }
+    // Once a shard has said that no other rank may put, the tuples of every producer that
+    // ended are stored (each put is acknowledged before its instance ends), so one more full
+    // round without a match is conclusive.
     Backoff backoff(std::chrono::microseconds(20), std::chrono::microseconds(2000));
+    bool no_producer = false;
     for (int round = 0;; ++round) {
+      const bool last_round = no_producer;
       for (int k = 0; k < servers; ++k)
-        if (auto t = ask((round + k) % servers, poll, pattern)) return std::move(*t);
-      backoff();
+        if (auto t = ask((round + k) % servers, poll, pattern, &no_producer)) return std::move(*t);
+      if (last_round)
+        throw NoProducerError(
+            kWhere, exadnn::detail::cat(op_name(blocking), " of '", pattern,
+                                        "': nothing matches on any of the ", servers,
+                                        " servers and no producer is left: no rank other than "
+                                        "this one may still put (in a workflow: every other "
+                                        "module instance has ended, ok or failed)"));
+      if (!no_producer) backoff();
     }
   }
 
@@ -294,6 +316,21 @@ std::optional<Tuple> TupleSpace::try_get(const std::string& pattern) {
 
 std::optional<Tuple> TupleSpace::try_read(const std::string& pattern) {
   return state_->try_take(TupleOp::try_read, pattern);
+}
+
+void TupleSpace::set_producers(const std::optional<std::vector<int>>& ranks) {
+  for (int shard = 0; shard < server_count(); ++shard) {
+    detail::ByteWriter w;
+    w.put<uint8_t>(static_cast<uint8_t>(TupleOp::producers));
+    w.put<uint64_t>(0);
+    w.put_string("");
+    w.put<uint8_t>(ranks ? 1 : 0);
+    if (ranks) {
+      w.put<uint32_t>(static_cast<uint32_t>(ranks->size()));
+      for (int r : *ranks) w.put<int32_t>(r);
+    }
+    state_->exchange(shard, TupleOp::producers, "", w);
+  }
 }
 
 void TupleSpace::shutdown_servers() {

@@ -1,5 +1,6 @@
 // COMMLIB channels at 2, 3 and 4 ranks: payload integrity, non-blocking sends, every dtype and
-// layout of tensors, raw arrays, m × n pairings, move, and the errors of misuse.
+// layout of tensors, raw arrays, m × n pairings, move, end of stream (close, drain), and the
+// errors of misuse.
 #include "exadnn/flow/channel.h"
 
 #include <mpi.h>
@@ -249,6 +250,102 @@ void expect_error(F&& f, std::initializer_list<const char*> parts) {
     for (const char* part : parts)
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
           << "'" << part << "' missing from: " << e.what();
+  }
+}
+
+// A sender that fails after two messages: the receiver takes both, then every receiving call
+// throws ChannelClosed naming the sender and its reason, at once and without blocking again.
+TEST_F(ChannelTest, CloseEndsTheReceiversWaitWithTheSendersReason) {
+  Channel ch(comm, {"closing", 20, {0}, {size - 1}});
+  if (ch.is_sender()) {
+    dist::Work a = ch.send(full({2}, 1.0, DType::f64));
+    dist::Work b = ch.send(full({5000}, 2.0, DType::f64));  // past the inline limit
+    dist::Work c = ch.close("module 'sim' instance 0 iteration 0 failed on rank 0: boom", true);
+    EXPECT_TRUE(ch.is_closed());
+    expect_error([&] { (void)ch.send(zeros({1})); }, {"'closing'", "send", "after close()"});
+    expect_error([&] { (void)ch.close("again"); }, {"'closing'", "close", "after close()"});
+    a.wait();
+    b.wait();
+    c.wait();
+  }
+  if (ch.is_receiver()) {
+    EXPECT_EQ(values(ch.recv()), std::vector<double>(2, 1.0));
+    EXPECT_EQ(values(ch.recv()), std::vector<double>(5000, 2.0));
+    EXPECT_FALSE(ch.is_closed_by(0));
+    try {
+      ch.recv();
+      ADD_FAILURE() << "recv after the close did not throw";
+    } catch (const ChannelClosed& e) {
+      EXPECT_EQ(e.sender(), 0);
+      EXPECT_TRUE(e.failed());
+      EXPECT_EQ(e.reason(), "module 'sim' instance 0 iteration 0 failed on rank 0: boom");
+      const std::string what = e.what();
+      for (const char* part : {"flow::Channel 'closing'", "recv from sender 0 (rank 0)",
+                               "closed the channel because it failed", "boom"})
+        EXPECT_NE(what.find(part), std::string::npos) << "'" << part << "' missing: " << what;
+    }
+    EXPECT_TRUE(ch.is_closed_by(0));
+    EXPECT_THROW(ch.recv(), ChannelClosed);  // again, without waiting
+    Tensor into = zeros({2}, DType::f64);
+    EXPECT_THROW(ch.recv_into(into), ChannelClosed);
+    EXPECT_THROW(ch.recv_any(), ChannelClosed);
+    EXPECT_EQ(ch.drain(), 0);
+  }
+}
+
+// Several senders, each sending i + 1 messages and closing in order: recv_any takes every
+// message, then throws once the last sender has closed.
+TEST_F(ChannelTest, RecvAnyEndsWhenEverySenderHasClosed) {
+  const int m = size - 1;
+  Channel ch(comm, {"many", 21, ranks(0, m), {size - 1}});
+  if (ch.is_sender()) {
+    std::vector<dist::Work> works;
+    for (int k = 0; k <= ch.sender_index(); ++k)
+      works.push_back(ch.send(full({1}, ch.sender_index(), DType::i32)));
+    works.push_back(ch.close("done"));
+    for (auto& w : works) w.wait();
+  }
+  if (ch.is_receiver()) {
+    std::vector<int> per_sender(static_cast<size_t>(m), 0);
+    try {
+      for (;;) {
+        ChannelMessage msg = ch.recv_any();
+        EXPECT_EQ(values(msg.value)[0], msg.sender);
+        ++per_sender[static_cast<size_t>(msg.sender)];
+      }
+    } catch (const ChannelClosed& e) {
+      EXPECT_FALSE(e.failed());
+      EXPECT_EQ(e.reason(), "done");
+    }
+    for (int s = 0; s < m; ++s) {
+      EXPECT_EQ(per_sender[static_cast<size_t>(s)], s + 1) << s;
+      EXPECT_TRUE(ch.is_closed_by(s));
+    }
+  }
+}
+
+// A receiver that stops early drains the rest (a large payload included) up to the close, so the
+// next user of the channel's tag starts clean.
+TEST_F(ChannelTest, DrainTakesWhatIsLeftUpToTheClose) {
+  {
+    Channel ch(comm, {"drained", 22, {0}, {size - 1}});
+    if (ch.is_sender()) {
+      std::vector<dist::Work> works;
+      for (int k = 0; k < 3; ++k) works.push_back(ch.send(full({100'000}, k, DType::f64)));
+      works.push_back(ch.close("finished"));
+      for (auto& w : works) w.wait();
+    }
+    if (ch.is_receiver()) {
+      EXPECT_EQ(values(ch.recv())[0], 0.0);
+      EXPECT_EQ(ch.drain(), 2);
+      EXPECT_TRUE(ch.is_closed_by(0));
+    }
+  }
+  // The next task on the same tag sees only its own messages.
+  Channel next(comm, {"drained", 22, {0}, {size - 1}});
+  if (next.is_sender()) next.send(full({4}, 7.0, DType::f64)).wait();
+  if (next.is_receiver()) {
+    EXPECT_EQ(values(next.recv()), std::vector<double>(4, 7.0));
   }
 }
 

@@ -6,7 +6,11 @@
 #                message naming it; with on_error: continue the run goes on and exits 0; peers
 #                stuck waiting for the rank that threw end in an abort after the grace period;
 #      sweep:    workflows/hyperparameter_sweep.yaml on 4 ranks writes the best configuration;
-#      in_situ:  workflows/in_situ_learning.yaml on 3 ranks learns the simulation's stencil.
+#      in_situ:  workflows/in_situ_learning.yaml on 3 ranks learns the simulation's stencil;
+#      failed_producers: the examples' modules with a failing producer (on_error: continue) end
+#                instead of hanging: the learner whose simulation failed, and select_best whose
+#                trainings failed, are reported as failed, naming the cause (each run is cut at
+#                100 s, so a hang is a failure).
 set -uo pipefail
 mode="$1"; exadnn="$2"; read -r -a mpiexec <<< "$3"; library="$4"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -85,6 +89,36 @@ in_situ)
   error=$(field in_situ_surrogate.json max_stencil_error)
   python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.05 else 1)" "$error" \
     || fail "the learned stencil is $error away from the scheme's"
+  ;;
+failed_producers)
+  # The simulation rejects its arguments (r above the stability limit) before sending anything.
+  cat > in_situ.yaml <<YAML
+modules:
+  simulate: {run: diffusion_sim, on_error: continue, args: {n: 16, snapshots: 5, r: 0.3}}
+  learn: {run: surrogate_train, args: {steps: 1}}
+channels:
+  - {name: snapshots, from: simulate, to: learn}
+YAML
+  expect 1 "module 'learn' instance 0 iteration 0 failed on rank 2: .*channel 'snapshots'.*module 'simulate' instance 0 iteration 0 failed on rank 1: .*stability" \
+    timeout 100 "${mpiexec[@]}" -np 3 "$exadnn" flow run in_situ.yaml
+  # Every training of the sweep fails (no such config file); select_best waits for two results.
+  cat > sweep.yaml <<YAML
+modules:
+  train:
+    run: train_mlp
+    on_error: continue
+    ensemble: {parameters: [{config: missing_a.yaml}, {config: missing_b.yaml}]}
+  select: {run: select_best, args: {results: 2}}
+workflow:
+  groups:
+    - {name: sweep, modules: [train]}
+    - {name: report, modules: [select], after: sweep}
+tuple_space: {servers: 1}
+YAML
+  expect 1 "module 'select' instance 0 iteration 0 failed on rank 1: .*got 0 of 2 results 'sweep/result/\*'.*no producer is left" \
+    timeout 100 "${mpiexec[@]}" -np 3 "$exadnn" flow run sweep.yaml
+  grep -q "module 'train' instance 1 iteration 0 failed on rank 1: .*missing_b.yaml" out.log \
+    || { cat out.log; fail "the failed training is not reported"; }
   ;;
 *) fail "unknown mode $mode" ;;
 esac

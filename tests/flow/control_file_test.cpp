@@ -1,6 +1,7 @@
 // The control file: a valid file read back field by field, and invalid files (tests/flow/
 // control_files/invalid_*.yaml) each reporting every one of its problems with its line.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <string>
 #include <utility>
@@ -105,6 +106,47 @@ TEST(ControlFile, WrongTypesUnknownKeysMissingFields) {
   expect_problem(p, f, 15, "'workflow.iterations' must be an integer >= 1, got '-1'");
   expect_problem(p, f, 17, "group 1: 'name' is missing");
   expect_problem(p, f, 18, "'tuple_space.servers' must be an integer >= 1, got '0'");
+}
+
+TEST(ControlFile, CountsAboveTheLimitsAreRefusedBeforeAnythingIsAllocated) {
+  const std::string f = "invalid_counts.yaml";
+  rusage before{};
+  getrusage(RUSAGE_SELF, &before);
+  const auto p = problems_of(f);
+  rusage after{};
+  getrusage(RUSAGE_SELF, &after);
+  // Peak memory (kB) grew by less than 100 MB: 100 million instances were never laid out.
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 100 * 1024);
+  EXPECT_EQ(p.size(), 6u);
+  expect_problem(
+      p, f, 4, "ensemble of module 'huge' 'instances' is 100000000, above the maximum of 1000000");
+  expect_problem(p, f, 5,
+                 "module 'wide' 'ranks' (or 'all') is 2000000, above the maximum of 1048576");
+  expect_problem(p, f, 7,
+                 "ensemble of module 'more' 'instances' brings the file's instances to 1200000, "
+                 "above the maximum of 1000000 per iteration");
+  expect_problem(p, f, 11, "'workflow.iterations' is 5000000, above the maximum of 1000000");
+  expect_problem(
+      p, f, 13,
+      "group 'both' runs modules of 2000000 ranks together, above the maximum of 1048576");
+  expect_problem(p, f, 15, "'tuple_space.servers' is 99999999999, above the maximum of 1048576");
+  EXPECT_EQ(ControlFileLimits::instances, 1'000'000);  // the documented values
+  EXPECT_EQ(ControlFileLimits::ranks, 1 << 20);
+  EXPECT_EQ(ControlFileLimits::iterations, 1'000'000);
+}
+
+TEST(ControlFile, ManyChannelsAreRefused) {
+  std::string yaml =
+      "modules:\n  a: {run: flow_test_noop}\n  b: {run: flow_test_noop}\nchannels:\n";
+  for (int c = 0; c <= ControlFileLimits::channels; ++c)
+    yaml += "  - {name: c" + std::to_string(c) + ", from: a, to: b}\n";
+  try {
+    parse_control_file(yaml, "many");
+    ADD_FAILURE() << "accepted " << ControlFileLimits::channels + 1 << " channels";
+  } catch (const ControlFileError& e) {
+    ASSERT_EQ(e.problems().size(), 1u);
+    EXPECT_EQ(e.problems()[0], "many:5: 'channels' has 16384 entries, above the maximum of 16383");
+  }
 }
 
 TEST(ControlFile, MoreRanksThanTheJobHas) {

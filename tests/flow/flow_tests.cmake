@@ -26,6 +26,15 @@ if(flow_sources)
         LABELS "flow" TIMEOUT 300 ENVIRONMENT "EXADNN_DIST_TIMEOUT=60;OMP_NUM_THREADS=1")
     endforeach()
   endforeach()
+  # Failures that used to hang the workflow (a receiver or a tuple-space wait whose producer
+  # failed): a short timeout, so a regression is a failure rather than a stuck CI job.
+  foreach(np 3 4)
+    add_test(NAME flow.np${np}.ExecutiveFailures
+      COMMAND ${EXADNN_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} ${np} $<TARGET_FILE:exadnn_flow_tests>
+              --gtest_filter=ExecutiveFailures.*)
+    set_tests_properties(flow.np${np}.ExecutiveFailures PROPERTIES
+      LABELS "flow" TIMEOUT 120 ENVIRONMENT "EXADNN_DIST_TIMEOUT=60;OMP_NUM_THREADS=1")
+  endforeach()
   # The control-file parser needs no peers: one rank.
   add_test(NAME flow.np1.ControlFile
     COMMAND ${EXADNN_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:exadnn_flow_tests> --gtest_filter=ControlFile.*)
@@ -37,11 +46,17 @@ if(flow_sources)
     set(np_of_errors 3)
     set(np_of_sweep 4)
     set(np_of_in_situ 3)
-    foreach(mode commands errors sweep in_situ)
+    set(np_of_failed_producers 3)
+    set(timeout_of_failed_producers 240)  # (each run in it is also cut at 100 s by the script)
+    foreach(mode commands errors sweep in_situ failed_producers)
       add_test(NAME flow.np${np_of_${mode}}.cli_${mode}
         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/flow/cli_flow.sh ${mode} $<TARGET_FILE:exadnn_cli>
                 "${flow_mpiexec}" $<TARGET_FILE:exadnn_flow_test_library>)
-      set_tests_properties(flow.np${np_of_${mode}}.cli_${mode} PROPERTIES LABELS "flow" TIMEOUT 600)
+      if(NOT DEFINED timeout_of_${mode})
+        set(timeout_of_${mode} 600)
+      endif()
+      set_tests_properties(flow.np${np_of_${mode}}.cli_${mode} PROPERTIES LABELS "flow"
+        TIMEOUT ${timeout_of_${mode}})
     endforeach()
   endif()
 endif()

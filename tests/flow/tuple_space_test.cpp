@@ -217,6 +217,45 @@ TEST_F(TupleSpaceTest, TensorsOfEveryDTypeAndBytesRoundTrip) {
   });
 }
 
+// Once no rank but the waiting one may put (set_producers), a get or read that matches nothing
+// ends with NoProducerError, whether it was already blocked or comes later, on one shard or
+// polling two; stored tuples are still taken, and try_ forms still just say "none".
+TEST_F(TupleSpaceTest, WaitsEndOnceNoOtherRankMayPut) {
+  run([&](TupleSpace& ts) {
+    const int waiter = client_count - 1;  // rank 0 itself when it is the only client
+    if (rank == 0) ts.put("kept/1", std::string_view("here"));
+    clients.barrier().wait();
+    if (rank == 0 && waiter != 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the waiter blocks first
+      ts.set_producers(std::vector<int>{waiter, waiter});
+    }
+    if (rank == waiter) {
+      if (waiter == 0) ts.set_producers(std::vector<int>{});
+      try {
+        ts.get("missing");
+        ADD_FAILURE() << "get with no producer left did not throw";
+      } catch (const NoProducerError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("get of 'missing'"), std::string::npos) << what;
+        EXPECT_NE(what.find("no producer is left"), std::string::npos) << what;
+      }
+      EXPECT_THROW(ts.read("missing/*"), NoProducerError);  // polls both shards at 4 ranks
+      EXPECT_EQ(ts.get("kept/*").text(), "here");
+      EXPECT_FALSE(ts.try_get("missing").has_value());
+      ts.put("late", std::string_view("mine"));
+      EXPECT_EQ(ts.read("late").text(), "mine");
+      EXPECT_EQ(ts.get("l?te").text(), "mine");
+    }
+    clients.barrier().wait();
+    if (rank == 0) ts.set_producers(std::nullopt);  // any rank again: waits are unbounded
+    if (rank == 0) ts.put("after", std::string_view("x"));
+    clients.barrier().wait();
+    if (rank == waiter) {
+      EXPECT_EQ(ts.get("after").text(), "x");
+    }
+  });
+}
+
 TEST_F(TupleSpaceTest, MisuseIsAClearError) {
   if (is_server) {
     try {

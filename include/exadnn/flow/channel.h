@@ -19,7 +19,16 @@
 // is not a sender (or a receiver-side call on one that is not a receiver) throws exadnn::Error
 // naming the channel. Channel calls are not collective, and a Channel object is meant to be used
 // by one thread at a time (and not while another thread of the process makes MPI calls: exadnn
-// runs MPI at MPI_THREAD_SERIALIZED). A blocking recv waits for as long as it takes.
+// runs MPI at MPI_THREAD_SERIALIZED). A blocking recv waits until a message or the sender's
+// close arrives.
+//
+// End of stream. A sender's close() tells every receiver that it sends nothing more, and how it
+// ended (finished, or failed with an error). A receiver takes the messages sent before the close
+// as usual; a recv from a sender whose close has arrived throws ChannelClosed naming that sender,
+// its rank and its reason, so a receiver never waits for a sender that is gone. drain() discards
+// what is left until every sender has closed. The Executive closes the sending ends of every
+// channel of a module instance when it ends, and drains the receiving ends, so each task starts
+// on a clean channel.
 //
 // Wire format: a small header message (kind, dtype, shape; payloads up to kInlineBytes ride in
 // it) then, for larger payloads, the payload sent from the tensor's own memory (no staging copy;
@@ -30,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -41,6 +51,10 @@
 #include "exadnn/dist/work.h"
 
 namespace exadnn::flow {
+
+namespace detail {
+struct ChannelIncoming;  // a received header (defined in src/flow/channel.cpp)
+}
 
 /// Who sits at each end of a channel, as ranks of the COMMLIB communicator.
 struct ChannelEnds {
@@ -54,6 +68,26 @@ struct ChannelEnds {
 struct ChannelMessage {
   Tensor value;    ///< the received tensor (raw arrays arrive as 1-D tensors)
   int sender = 0;  ///< side index of the sender (0 .. sender_count() - 1)
+};
+
+/// Thrown by a receiving call when the sender it waits for has closed its end (Channel::close):
+/// what() names the channel, the sender (side index and rank) and the sender's reason.
+class ChannelClosed : public Error {
+ public:
+  ChannelClosed(const std::string& where, const std::string& message, int sender, bool failed,
+                std::string reason)
+      : Error(where, message), sender_(sender), failed_(failed), reason_(std::move(reason)) {}
+  /// Side index of the sender that closed.
+  int sender() const { return sender_; }
+  /// True when the sender closed because it failed.
+  bool failed() const { return failed_; }
+  /// What the sender gave as its reason ("module 'sim' instance 0 iteration 0 failed on ...").
+  const std::string& reason() const { return reason_; }
+
+ private:
+  int sender_;
+  bool failed_;
+  std::string reason_;
 };
 
 /// One rank's view of a named channel between a sending and a receiving module.
@@ -117,11 +151,21 @@ class Channel {
     return send(std::span<const T>(data), peer);
   }
 
+  /// Closes this rank's sending end: every receiver gets, after the messages sent before it, an
+  /// end-of-stream mark carrying `reason` and whether the sender `failed`; its receiving calls
+  /// from this sender then throw ChannelClosed. Sends after close() and a second close() are
+  /// Errors. Returns at once; keep the Work until it completes, as for send().
+  [[nodiscard]] dist::Work close(const std::string& reason, bool failed = false);
+  /// True once this rank has closed its sending end.
+  bool is_closed() const { return closed_; }
+
   // --- receiver side ----------------------------------------------------------------------
   /// Blocks until the next message from sender `peer` arrives and returns it as a new tensor
   /// (raw arrays arrive as 1-D tensors of their dtype, or u8 for element types without one).
+  /// Throws ChannelClosed once `peer` has closed and every message it sent before was taken.
   Tensor recv(int peer = kDefaultPeer);
-  /// Blocks until a message from any sender arrives; returns it with the sender's index.
+  /// Blocks until a message from any sender arrives; returns it with the sender's index. Throws
+  /// ChannelClosed when a sender's close says it failed, or when every sender has closed.
   ChannelMessage recv_any();
   /// Receives the next message from `peer` into `out` (contiguous, host), which must have the
   /// message's dtype and element count (its shape may differ); the payload lands in place.
@@ -143,8 +187,20 @@ class Channel {
     if (!out.empty()) std::memcpy(out.data(), t.data_ptr(), t.nbytes());
     return out;
   }
+  /// True once sender `peer`'s close has been taken (by a receiving call or a drain).
+  bool is_closed_by(int peer) const;
+  /// Takes and discards the messages that have arrived, up to each sender's close, without
+  /// waiting; true once every sender's close has arrived. Adds the messages to `*discarded`.
+  bool drain_arrived(int64_t* discarded = nullptr);
+  /// drain_arrived() until every sender's close has arrived (the senders must close: it waits
+  /// for them); returns how many messages it discarded.
+  int64_t drain();
 
  private:
+  struct Closed {  // a sender's end-of-stream mark, as received
+    bool failed = false;
+    std::string reason;
+  };
   // The dtype a raw array of T travels as (u8 with its element size for types without one).
   template <class T>
   static int raw_dtype() {
@@ -169,12 +225,18 @@ class Channel {
   dist::Work send_tensor(Tensor t, int peer, const char* op);
   int sender_peer(int peer, const char* op) const;
   int receiver_peer(int peer, const char* op) const;
+  // The next data message from sender index `sender` (-1: any sender), taking close marks on the
+  // way; throws ChannelClosed as documented at recv() and recv_any().
+  detail::ChannelIncoming next_message(int sender, const char* op);
+  [[noreturn]] void throw_closed(int sender, const char* op) const;
 
   dist::Communicator comm_;
   ChannelEnds ends_;
   std::string where_;  // "flow::Channel '<name>'", the origin of every error
   int sender_index_ = -1;
   int receiver_index_ = -1;
+  bool closed_ = false;                           // this rank's sending end
+  std::vector<std::optional<Closed>> closed_by_;  // receiver side: each sender's close, once taken
 };
 
 }  // namespace exadnn::flow

@@ -14,6 +14,21 @@
 
 namespace exadnn::flow {
 
+/// The largest counts a control file may ask for (docs/workflows.md). Larger ones are reported
+/// with their key and line, before anything is allocated for them.
+struct ControlFileLimits {
+  /// `modules.<name>.ranks`, `tuple_space.servers`, and the ranks a group's fixed modules take
+  /// together.
+  static constexpr int ranks = 1 << 20;
+  /// Instances of one module (`ensemble.instances` or the `ensemble.parameters` entries), and of
+  /// all modules of the file together: the tasks of one iteration.
+  static constexpr int instances = 1'000'000;
+  /// `workflow.iterations`.
+  static constexpr int iterations = 1'000'000;
+  /// Channels of the file (each uses two MPI tags; MPI guarantees tags up to 32767).
+  static constexpr int channels = 16'383;
+};
+
 /// A place in the control file, for messages ("sweep.yaml:12").
 struct Location {
   std::string file;  ///< the file name (or the origin given to parse_control_file)

@@ -26,6 +26,14 @@
 // server, so a tuple is delivered once and never lost, at the price of up to one back-off period
 // of extra latency. Every request is acknowledged, so a put has been stored when it returns.
 //
+// Producers. A wait can only be answered by a put, so the space can be told which client ranks
+// may still put (set_producers; the Executive declares the ranks still running module instances,
+// once no task is queued). A blocking get/read by rank c that finds no match then ends with
+// NoProducerError as soon as no rank other than c is declared, instead of waiting forever: tuples
+// already stored are still taken, only waits no put could answer end. Puts by other threads of
+// the waiting rank do not count. Until declared (and after set_producers(nullopt)), any rank may
+// put and waits are unbounded.
+//
 // Threads: one TupleSpace may be used by several threads of a rank at once (blocking calls do
 // not hold the lock while they wait); MPI calls are serialised by one process-wide lock, as
 // MPI_THREAD_SERIALIZED asks, so other MPI traffic of the process must not run concurrently.
@@ -48,6 +56,13 @@ namespace exadnn::flow {
 /// Which ranks of the COMMLIB communicator serve the tuple space.
 struct TupleSpaceLayout {
   std::vector<int> server_ranks;  ///< one shard per server rank, in this order
+};
+
+/// Thrown by a blocking get/read that no put can answer any more: nothing matches its pattern and
+/// no rank other than the waiting one may still put (TupleSpace::set_producers).
+class NoProducerError : public Error {
+ public:
+  using Error::Error;
 };
 
 /// A value of raw bytes.
@@ -100,6 +115,11 @@ class TupleSpace {
   std::optional<Tuple> try_get(const std::string& pattern);
   /// Returns a copy of a matching tuple, or nullopt when none is there now.
   std::optional<Tuple> try_read(const std::string& pattern);
+
+  /// Declares, to every server, the client ranks that may still put (nullopt: any rank may).
+  /// Blocking gets/reads by a rank c that match nothing end with NoProducerError once no rank
+  /// other than c is declared (see "Producers" above). Returns once every server has it.
+  void set_producers(const std::optional<std::vector<int>>& ranks);
 
   /// Stops every server (they return from serve_tuple_space). Call it on ONE client rank once
   /// all clients are done; afterwards this client's calls throw exadnn::Error.

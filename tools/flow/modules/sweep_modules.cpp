@@ -1,7 +1,8 @@
 // Built-in modules of the hyperparameter sweep (workflows/hyperparameter_sweep.yaml):
 //   train_mlp    one training run of the `exadnn train` driver with this instance's settings;
 //                its figures go to the tuple space as JSON under "<key>/<instance>"
-//   select_best  takes `results` such tuples, prints them, and writes the best one as JSON
+//   select_best  takes `results` such tuples, prints them, and writes the best one as JSON (an
+//                error saying how many came when the trainings that are left cannot give them all)
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -61,8 +62,16 @@ void select_best(flow::ModuleContext& ctx) {
   const int count = ctx.arg<int>("results");
   const std::string pattern = ctx.arg<std::string>("key", "sweep/result") + "/*";
   std::vector<nlohmann::json> results;
-  for (int i = 0; i < count; ++i)
-    results.push_back(nlohmann::json::parse(ctx.tuple_space().get(pattern).text()));
+  for (int i = 0; i < count; ++i) {
+    try {
+      results.push_back(nlohmann::json::parse(ctx.tuple_space().get(pattern).text()));
+    } catch (const flow::NoProducerError& e) {
+      // A training failed (on_error: continue): say how many results came, not only the wait.
+      throw flow::NoProducerError("select_best",
+                                  exadnn::detail::cat(ctx.describe(), ": got ", i, " of ", count,
+                                                      " results '", pattern, "': ", e.what()));
+    }
+  }
   std::sort(results.begin(), results.end(), [](const auto& a, const auto& b) {
     return a["instance"].template get<int>() < b["instance"].template get<int>();
   });
