@@ -1,5 +1,5 @@
-// Stale temporaries: recognised by name ("<name>.tmp.<digits>"), by owner (a dead process id)
-// or by age, and by content when they belong to another checkpoint of the folder.
+// Stale temporaries: recognised by name ("<name>.tmp.<digits>"), and by content when they belong
+// to another checkpoint of the folder; stale by owner (a dead process id) or by age.
 #include "io/temp_files.h"
 
 #include <signal.h>
@@ -61,10 +61,13 @@ size_t remove_stale_temporaries(const std::filesystem::path& target, std::chrono
     if (!parsed || parsed->second == ::getpid()) continue;
     std::error_code file_ec;
     if (!it->is_regular_file(file_ec)) continue;
-    if (parsed->first != own_name && !holds_checkpoint(it->path())) continue;
+    const bool own_target = parsed->first == own_name;
+    if (!own_target && !holds_checkpoint(it->path())) continue;
     const auto written = fs::last_write_time(it->path(), file_ec);
     const bool old = !file_ec && now - written > max_age;
-    if (old || !process_alive(parsed->second)) stale.push_back(it->path());
+    // Another checkpoint's temporary may be written by a process on another host of a shared
+    // file system, whose id means nothing here: only its age makes it stale.
+    if (old || (own_target && !process_alive(parsed->second))) stale.push_back(it->path());
   }
   size_t removed = 0;
   for (const fs::path& file : stale) {

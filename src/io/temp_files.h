@@ -17,9 +17,10 @@ inline constexpr std::chrono::hours kStaleTemporaryAge{1};
 std::string temporary_path(const std::string& target);
 
 /// Removes the temporaries left in target's folder by saves that were killed mid-write: files
-/// "<name>.tmp.<pid>" (pid not this process's) where <name> is target's file name or the file
-/// starts with the checkpoint magic, and whose process no longer exists on this host or which were
-/// last written more than `max_age` ago. Best effort: never throws. Returns how many it removed.
+/// "<target name>.tmp.<pid>" (pid not this process's) whose process no longer exists on this host
+/// or which were last written more than `max_age` ago, and files "<other name>.tmp.<pid>" that
+/// start with the checkpoint magic and are older than `max_age` (their writer may be alive on
+/// another host). Best effort: never throws. Returns how many it removed.
 size_t remove_stale_temporaries(const std::filesystem::path& target,
                                 std::chrono::seconds max_age = kStaleTemporaryAge);
 

@@ -1,5 +1,6 @@
 // Temporaries of saves killed mid-write ("<target>.tmp.<pid>") are removed by the next save into
-// the folder: those of dead processes, and old ones; a live process's fresh one is left alone.
+// the folder: the target's own of dead processes, and any old one; fresh ones that may belong to a
+// save in progress (a live process here, or any process on another host) are left alone.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -47,18 +48,22 @@ TEST(CheckpointTemporaries, StaleOnesAreRemovedByTheNextSave) {
   const fs::path live = target.string() + ".tmp." + std::to_string(::getppid());
   const fs::path old_live = dir.file("best.ckpt.tmp." + std::to_string(::getppid()));
   const fs::path other_dead = dir.file("best.ckpt.tmp." + std::to_string(dead_pid()));
+  const fs::path other_old = dir.file("epoch3.ckpt.tmp." + std::to_string(dead_pid()));
   const fs::path empty_dead = target.string() + ".tmp." + std::to_string(dead_pid());
   const fs::path not_ours = dir.file("notes.tmp." + std::to_string(dead_pid()));
-  for (const fs::path& p : {dead, live, old_live, other_dead}) write_file(p, partial);
+  for (const fs::path& p : {dead, live, old_live, other_dead, other_old}) write_file(p, partial);
   write_file(not_ours, "a user's file that happens to have such a name");
   write_file(empty_dead, "");  // killed before it wrote a byte
-  fs::last_write_time(old_live, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  for (const fs::path& p : {old_live, other_old})
+    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(2));
 
   io::save_checkpoint(target.string(), small_state());
   EXPECT_FALSE(fs::exists(dead)) << "a dead process's temporary of this target";
   EXPECT_FALSE(fs::exists(empty_dead)) << "an empty temporary of this target";
-  EXPECT_FALSE(fs::exists(other_dead)) << "a dead process's temporary of another checkpoint";
   EXPECT_FALSE(fs::exists(old_live)) << "a temporary older than an hour";
+  EXPECT_FALSE(fs::exists(other_old)) << "another checkpoint's temporary older than an hour";
+  // Another checkpoint's writer may be alive on another host sharing the folder.
+  EXPECT_TRUE(fs::exists(other_dead)) << "another checkpoint's fresh temporary";
   EXPECT_TRUE(fs::exists(live)) << "a live process's fresh temporary: a save in progress";
   EXPECT_TRUE(fs::exists(not_ours)) << "not a checkpoint temporary";
   EXPECT_TRUE(fs::exists(target));

@@ -31,8 +31,8 @@ struct Checkpoint {
 };
 
 /// Writes `tensors` (any device/layout; stored dense) and `metadata` to `path` atomically, after
-/// removing stale temporaries of saves into the same folder that were killed mid-write (those of
-/// processes gone from this host, or older than an hour).
+/// removing the temporaries that saves killed mid-write left in the folder: those of `path` whose
+/// process is gone from this host, and any checkpoint temporary older than an hour.
 void save_checkpoint(const std::string& path, const StateDict& tensors,
                      const std::map<std::string, std::string>& metadata = {});
 /// Reads a checkpoint; a missing, truncated, corrupt (checksum) or newer-version file, or one whose
