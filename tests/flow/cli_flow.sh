@@ -99,7 +99,7 @@ modules:
 channels:
   - {name: snapshots, from: simulate, to: learn}
 YAML
-  expect 1 "module 'learn' instance 0 iteration 0 failed on rank 2: .*channel 'snapshots'.*module 'simulate' instance 0 iteration 0 failed on rank 1: .*stability" \
+  expect 1 "module 'learn' instance 0 iteration 0 failed on rank 2: .*flow::Channel 'snapshots'.*module 'simulate' instance 0 iteration 0 failed on rank 1: .*stability" \
     timeout 100 "${mpiexec[@]}" -np 3 "$exadnn" flow run in_situ.yaml
   # Every training of the sweep fails (no such config file); select_best waits for two results.
   cat > sweep.yaml <<YAML
