@@ -12,6 +12,7 @@
 #include "gemm_impl.h"
 #include "gemm_provider.h"
 #include "loops.h"
+#include "omp_team.h"
 
 namespace exadnn::cpu {
 
@@ -86,6 +87,7 @@ void gemm_integer(const GemmArgs& g) {
 
 void sgemm(const GemmArgs& g) {
   if (gemm_provider() == GemmProvider::onednn) {
+    const ExactTeamScope team;  // dnnl_sgemm splits for the team it asks for (omp_team.h)
     const dnnl_status_t st = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k,
                                         static_cast<float>(g.alpha), static_cast<const float*>(g.a),
                                         g.lda, static_cast<const float*>(g.b), g.ldb,

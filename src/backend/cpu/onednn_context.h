@@ -19,6 +19,7 @@
 #include "exadnn/core/error.h"
 #include "exadnn/core/storage.h"
 #include "exadnn/core/tensor.h"
+#include "omp_team.h"
 
 namespace exadnn::cpu::onednn {
 
@@ -115,9 +116,11 @@ class PrimitiveCache {
   std::unordered_map<Threaded, std::shared_ptr<const Value>, ThreadedHash> map_;
 };
 
-/// Runs f, turning oneDNN's exceptions into exadnn::Error naming `op`.
+/// Runs f with oneDNN's work split matched to the OpenMP team it will get (omp_team.h), turning
+/// oneDNN's exceptions into exadnn::Error naming `op`.
 template <class F>
 decltype(auto) guarded(const char* op, F&& f) {
+  const ExactTeamScope team;
   try {
     return f();
   } catch (const dnnl::error& e) {
