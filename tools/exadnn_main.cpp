@@ -4,10 +4,11 @@
 //   exadnn eval --checkpoint FILE     score a saved model on its test set
 //   exadnn flow run|check|graph FILE  workflows (run under mpirun; see docs/workflows.md)
 // Errors print one clear message and exit with a non-zero code.
-#include <CLI/CLI.hpp>
 #include <exadnn/exadnn.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string_view>
 
 #include "config.h"
 #include "distribution.h"
@@ -19,6 +20,16 @@
 #include <exadnn/backend/cuda/cuda.h>
 #endif
 
+namespace {
+// An error's message without the "exadnn: " that exadnn::Error puts first (the caller's own
+// prefix says it already).
+std::string_view message_of(const std::exception& e) {
+  std::string_view text = e.what();
+  if (text.starts_with("exadnn: ")) text.remove_prefix(8);
+  return text;
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"exadnn: deep learning for HPC machines"};
   app.require_subcommand(1);
@@ -26,23 +37,28 @@ int main(int argc, char** argv) {
 
   auto* info = app.add_subcommand("info", "print the build and the fast paths chosen at run time");
   int info_threads = 0;
-  info->add_option("--threads", info_threads, "thread count to apply first")->check(CLI::PositiveNumber);
+  info->add_option("--threads", info_threads, "thread count to apply first")
+      ->check(CLI::PositiveNumber);
 
   auto* train = app.add_subcommand("train", "train a model (default: the Fashion-MNIST MLP)");
   std::string config_path, metrics_out, checkpoint_dir, plot;
   std::vector<std::string> overrides;
-  bool resume = false, print_config = false;
+  bool resume = false, overwrite = false, print_config = false;
   train->add_option("--config", config_path, "YAML training config")->check(CLI::ExistingFile);
-  train->add_option("--set", overrides, "override a config key: --set optimizer.lr=0.1 (repeatable)");
+  train->add_option("--set", overrides,
+                    "override a config key: --set optimizer.lr=0.1 (repeatable)");
   train->add_option("--metrics-out", metrics_out, "write metrics JSON here");
   train->add_option("--checkpoint-dir", checkpoint_dir, "write DIR/last.ckpt after each epoch");
   train->add_flag("--resume", resume, "continue from DIR/last.ckpt");
+  train->add_flag("--overwrite", overwrite, "replace a DIR/last.ckpt left by an earlier run");
   train->add_option("--plot", plot, "write a PNG of loss and accuracy per epoch");
   train->add_flag("--print-default-config", print_config, "print the default config and exit");
 
   auto* eval = app.add_subcommand("eval", "score a checkpoint on its config's test set");
   std::string checkpoint;
-  eval->add_option("--checkpoint", checkpoint, "checkpoint file")->required()->check(CLI::ExistingFile);
+  eval->add_option("--checkpoint", checkpoint, "checkpoint file")
+      ->required()
+      ->check(CLI::ExistingFile);
 
 #ifdef EXADNN_WITH_FLOW
   const auto flow = exadnn::cli::add_flow_command(app);
@@ -69,10 +85,10 @@ int main(int argc, char** argv) {
         return 0;
       }
       const exadnn::cli::TrainConfig config =
-          config_path.empty()
-              ? exadnn::cli::parse_config(exadnn::cli::default_config_yaml(), "default config", overrides)
-              : exadnn::cli::load_config(config_path, overrides);
-      exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, plot});
+          config_path.empty() ? exadnn::cli::parse_config(exadnn::cli::default_config_yaml(),
+                                                          "default config", overrides)
+                              : exadnn::cli::load_config(config_path, overrides);
+      exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, overwrite, plot});
     } else if (eval->parsed()) {
       exadnn::cli::evaluate_checkpoint(checkpoint);
     }
@@ -83,8 +99,9 @@ int main(int argc, char** argv) {
 #endif
   } catch (const std::exception& e) {
     // In an MPI job this ends every rank with the message (none is left waiting for this one).
-    if (exadnn::cli::abort_job(e.what(), 1)) return 1;
-    std::fprintf(stderr, "exadnn: error: %s\n", e.what());
+    const std::string message(message_of(e));
+    if (exadnn::cli::abort_job(message, 1)) return 1;
+    std::fprintf(stderr, "exadnn: error: %s\n", message.c_str());
     return 1;
   }
   return 0;

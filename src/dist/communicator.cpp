@@ -139,15 +139,9 @@ Work Communicator::allreduce(Tensor t, ReduceOp op) const {
 void Communicator::allreduce_blocking(Tensor t, ReduceOp op) const {
   if (on_device(t))
     return device_collectives(t.device().kind, "allreduce").allreduce_blocking(*this, t, op);
-  const int n = checked_count(t, "allreduce");
-  const MPI_Op mop = detail::mpi_op(op, t.dtype());
-  // Past the barrier every rank is committed to the call, so a missing rank is diagnosed by the
-  // barrier's wait and the blocking call cannot hang on it.
-  barrier().wait();
-  const uint64_t collective = ++state_->collectives_started;
-  detail::mpi_check(MPI_Allreduce(MPI_IN_PLACE, t.data_ptr(), n, detail::mpi_datatype(t.dtype()),
-                                  mop, state_->data),
-                    describe("allreduce", collective, t).c_str());
+  // Never MPI_Allreduce: a rank that stops inside it (SIGSTOP, a hung node) would hang every
+  // peer forever. The non-blocking call's wait is bounded by the timeout and names the rank.
+  allreduce(std::move(t), op).wait();
 }
 
 Work Communicator::broadcast(Tensor t, int root) const {

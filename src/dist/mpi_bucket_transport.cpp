@@ -1,8 +1,8 @@
 // The MPI transport: each bucket is one tensor reduced in place by the communicator's allreduce
 // (gradients enter it pre-divided by the number of ranks, so the sum is the average). Buckets
-// before the last start MPI_Iallreduce as soon as they are full; the last one waits for wait()
-// and runs the blocking allreduce, which Open MPI does faster and which has nothing left to
-// overlap with anyway.
+// before the last start MPI_Iallreduce as soon as they are full; the last one, with nothing left
+// to overlap with, starts when wait() asks for it. Every wait is bounded by the communicator's
+// timeout: a rank that stops is named, never waited for forever.
 #include "bucket_transport.h"
 #include "exadnn/ops/factories.h"
 

@@ -19,7 +19,7 @@ struct Expected {
   bool scalar = false;
   const Tensor* like = nullptr;  // for buffers: the parameter
   size_t param = 0;
-  DType dtype = DType::f32;  // for buffers
+  DType dtype = DType::f32;  // what state_dict() writes: f64 for lr, i64 for step counts
 };
 
 bool sixteen_bit(DType t) {
@@ -153,11 +153,11 @@ StateDict Optimizer::state_dict() const {
 void Optimizer::load_state_dict(const StateDict& state) {
   // The entries this optimizer's state has, in state_dict() order.
   std::vector<Expected> expected;
-  expected.push_back({"step", true, nullptr, 0});
-  expected.push_back({"lr", true, nullptr, 0});
+  expected.push_back({"step", true, nullptr, 0, DType::i64});
+  expected.push_back({"lr", true, nullptr, 0, DType::f64});
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::string prefix = std::to_string(i) + ".";
-    expected.push_back({prefix + "step", true, nullptr, i});
+    expected.push_back({prefix + "step", true, nullptr, i, DType::i64});
     for (const Buffer& b : buffers_)
       expected.push_back({prefix + b.name, false, &params_[i], i, state_dtype(params_[i])});
     if (masters_[i].defined())
@@ -176,8 +176,9 @@ void Optimizer::load_state_dict(const StateDict& state) {
     const Expected& e = *it->second;
     EXADNN_CHECK(t.defined(), where(), "cannot load state: entry '", entry, "' is undefined");
     if (e.scalar) {
-      EXADNN_CHECK(t.dim() == 0, where(), "cannot load state: entry '", entry,
-                   "' must be a 0-d tensor, got shape ", t.shape());
+      EXADNN_CHECK(t.dim() == 0 && t.dtype() == e.dtype, where(), "cannot load state: entry '",
+                   entry, "' must be a 0-d ", dtype_name(e.dtype), " tensor, got ",
+                   dtype_name(t.dtype()), " of shape ", t.shape());
       const double v = t.item_double();
       if (entry == "lr") {
         EXADNN_CHECK(std::isfinite(v) && v >= 0.0, where(), "cannot load state: entry 'lr' holds ",

@@ -27,31 +27,33 @@ TEST(Config, OverridesApplyBeforeChecking) {
   EXPECT_EQ(c.data.batch_size, 64);
   EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"epochs"}), "key=value");
   EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"epochs=zero"}),
-                      "'config.epochs' must be an integer", "zero");
+                      "'epochs' must be a whole number from 1 to 1000000, got 'zero'");
 }
 
 TEST(Config, EveryProblemIsReportedWithItsLine) {
   const std::string text =
-      "data: {dataset: imagenet, batch_size: 32}\n"   // line 1: bad dataset
+      "data: {dataset: imagenet, batch_size: 32}\n"  // line 1: bad dataset
       "model:\n"
-      "  - linear: {out: 10, width: 3}\n"              // line 3: unknown key
-      "  - softmaxx\n"                                 // line 4: unknown layer
-      "  - conv2d: {out: 8}\n"                         // line 5: missing kernel
-      "optimiser: {name: sgd}\n"                       // line 6: unknown top-level key
-      "optimizer: {name: lbfgs, lr: -1}\n"             // line 7: bad name, bad lr
-      "epochs: 0\n";                                   // line 8
+      "  - linear: {out: 10, width: 3}\n"   // line 3: unknown key
+      "  - softmaxx\n"                      // line 4: unknown layer
+      "  - conv2d: {out: 8}\n"              // line 5: missing kernel
+      "optimiser: {name: sgd}\n"            // line 6: unknown top-level key
+      "optimizer: {name: lbfgs, lr: -1}\n"  // line 7: bad name, bad lr
+      "epochs: 0\n";                        // line 8
   try {
     parse_config(text, "bad.yaml");
     FAIL() << "expected an error";
   } catch (const Error& e) {
     const std::string m = e.what();
     for (const char* fragment :
-         {"bad.yaml:1: 'data.dataset' is 'imagenet' (allowed: csv, fashion-mnist, hdf5, idx, mnist)",
+         {"bad.yaml:1: 'data.dataset' is 'imagenet' (allowed: csv, fashion-mnist, hdf5, idx, "
+          "mnist)",
           "bad.yaml:3: unknown key 'width' in layer linear (allowed: out)",
           "bad.yaml:4: unknown layer 'softmaxx'", "bad.yaml:5: layer conv2d needs 'kernel'",
           "bad.yaml:6: unknown key 'optimiser' in the top level",
-          "bad.yaml:7: 'optimizer.name' is 'lbfgs'", "'optimizer.lr' must be positive",
-          "bad.yaml:8: 'epochs' must be at least 1", "8 problems"})
+          "bad.yaml:7: 'optimizer.name' is 'lbfgs'",
+          "'optimizer.lr' must be a finite number above 0, got '-1'",
+          "bad.yaml:8: 'epochs' must be a whole number from 1 to 1000000, got '0'", "8 problems"})
       EXPECT_NE(m.find(fragment), std::string::npos) << "missing: " << fragment << "\nin: " << m;
   }
 }
@@ -70,8 +72,8 @@ TEST(ModelBuilder, InfersInputSizesAndNamesBadLayers) {
   EXPECT_EQ(net->forward(zeros({2, 1, 8, 8})).shape(), (Shape{2, 5}));
   EXPECT_EQ(net->named_parameters()[2].second.shape(), (Shape{5, 4 * 4 * 4}));
   const cli::TrainConfig flat = parse_config("model:\n  - linear: {out: 5}\n", "mlp.yaml");
-  EXPECT_EXADNN_ERROR(cli::build_model(flat.model, {1, 8, 8}), "layer linear (line 2)",
-                      "[1, 8, 8]", "flatten");
+  EXPECT_EXADNN_ERROR(cli::build_model(flat.model, {1, 8, 8}), "layer linear (line 2)", "[1, 8, 8]",
+                      "flatten");
 }
 
 TEST(Config, PrecisionIsFp32Bf16OrFp16) {
@@ -92,7 +94,8 @@ TEST(Config, SchedulerIsNoneCosineOrStepWithItsOwnSettings) {
   EXPECT_EQ(cosine.name, "cosine");
   EXPECT_EQ(cosine.t_max, 0);  // all the epochs
   const cli::SchedulerSpec step =
-      parse_config(yaml + "scheduler: {name: step, step_size: 2, gamma: 0.5}\n", "s.yaml").scheduler;
+      parse_config(yaml + "scheduler: {name: step, step_size: 2, gamma: 0.5}\n", "s.yaml")
+          .scheduler;
   EXPECT_EQ(step.name, "step");
   EXPECT_EQ(step.step_size, 2);
   EXPECT_EQ(step.gamma, 0.5);
@@ -104,7 +107,8 @@ TEST(Config, SchedulerIsNoneCosineOrStepWithItsOwnSettings) {
                       "'scheduler' needs 'name'");
   EXPECT_EXADNN_ERROR(
       parse_config(yaml + "scheduler: {name: step, step_size: 0, gamma: -1}\n", "c.yaml"),
-      "2 problems", "'scheduler.step_size' must be at least 1", "'scheduler.gamma' must be positive");
+      "2 problems", "'scheduler.step_size' must be a whole number from 1",
+      "'scheduler.gamma' must be a finite number above 0");
   // Modes whose updates other optimizers apply refuse it, naming the mode.
   EXPECT_EXADNN_ERROR(
       parse_config(yaml + "scheduler: cosine\ndistributed: {mode: param_server}\n", "c.yaml"),
@@ -112,4 +116,46 @@ TEST(Config, SchedulerIsNoneCosineOrStepWithItsOwnSettings) {
   EXPECT_EXADNN_ERROR(
       parse_config(yaml + "scheduler: cosine\ndistributed: {mode: hogwild}\n", "c.yaml"),
       "'distributed.mode: hogwild'", "worker threads'");
+}
+
+// Issue 14: values that crashed libgomp, trained to NaN or were silently dropped are refused by
+// name and line.
+TEST(Config, CountsAndRatesAreBoundedAndFinite) {
+  const std::string yaml = cli::default_config_yaml();
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"threads=65536"}),
+                      "'threads' must be a whole number from 0 to 1024, got '65536'");
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"threads=40000"}), "'threads'", "'40000'");
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"epochs=2000000000"}), "'epochs'", "'2000000000'");
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"epochs=1.5"}), "'epochs' must be a whole number");
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"optimizer.lr=.inf"}),
+                      "'optimizer.lr' must be a finite number above 0, got '.inf'");
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"optimizer.lr=.nan"}), "'optimizer.lr'", "'.nan'");
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"optimizer.momentum=65536"}),
+                      "'optimizer.momentum' must be a finite number from 0 to");
+  EXPECT_EXADNN_ERROR(
+      parse_config(yaml, "d", {"distributed.mode=hogwild", "distributed.threads=5000"}),
+      "'distributed.threads' must be a whole number from 1 to 1024");
+  EXPECT_EXADNN_ERROR(
+      parse_config("model:\n  - leaky_relu: {slope: .nan}\n  - linear: {out: 3000000000}\n",
+                   "m.yaml"),
+      "m.yaml:2: 'layer leaky_relu.slope' must be a finite number", "m.yaml:3: 'layer linear.out'",
+      "'3000000000'");
+}
+
+TEST(Config, AnEmptyValueIsNamedAsSuch) {
+  EXPECT_EXADNN_ERROR(
+      parse_config(cli::default_config_yaml(), "d", {"epochs="}),
+      "'epochs' must be a whole number from 1 to 1000000, got nothing (an empty value)");
+}
+
+TEST(Config, DuplicateKeysAreRefusedWithBothLines) {
+  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml() + "epochs: 5\n", "dup.yaml"),
+                      "dup.yaml:15: key 'epochs' appears twice in one mapping (lines 12 and 15)");
+  EXPECT_EXADNN_ERROR(parse_config("optimizer: {lr: 0.1, lr: 0.2}\nmodel: [flatten]\n", "o.yaml"),
+                      "key 'lr' appears twice in one mapping (lines 1 and 1)");
+}
+
+TEST(Config, DeepNestingIsNamed) {
+  EXPECT_EXADNN_ERROR(parse_config("model: " + std::string(5000, '['), "deep.yaml"),
+                      "deep.yaml:1: invalid YAML: lists or mappings nested too deeply");
 }

@@ -37,7 +37,7 @@ TEST(HogwildConfig, ReportsEveryProblemWithItsLine) {
                             "  rate: 3\n",
                         "c.yaml"),
       "3 problems", "c.yaml:7: unknown key 'rate' in distributed",
-      "c.yaml:5: 'distributed.threads' must be a positive integer, got '0'",
+      "c.yaml:5: 'distributed.threads' must be a whole number from 1 to 1024, got '0'",
       "c.yaml:6: 'distributed.accumulate' applies to hogwild and threads_locked");
 }
 

@@ -10,6 +10,12 @@
 //   exadnn_dist_rank_exit rma_hang   the same, but the leaver hangs (sleeps) instead: the others'
 //                                    staleness wait times out (EXADNN_DIST_TIMEOUT), names it and
 //                                    aborts the job.
+//   exadnn_dist_rank_exit stop_in_allreduce
+//                                    after a common barrier the leaver stops itself (SIGSTOP)
+//                                    while the others run allreduce_blocking: their bounded wait
+//                                    names it. (The window the blocking MPI_Allreduce hung in,
+//                                    a stop inside the transfer, is tried by
+//                                    scripts/sigstop_trials.sh with kill -STOP from outside.)
 // The CTest entries pass when those messages appear.
 #include <csignal>
 #include <cstdio>
@@ -32,6 +38,17 @@ int main(int argc, char** argv) {
   nn::Linear model(8, 4);
   optim::SGD opt(model.parameters(), optim::SGDOptions(0.1));
   const int leaver = comm.size() - 1;
+  if (mode == "stop_in_allreduce") {
+    try {
+      comm.barrier().wait();
+      if (comm.rank() == leaver) std::raise(SIGSTOP);
+      comm.allreduce_blocking(ones({16}));
+    } catch (const Error& e) {
+      comm.abort(e.what(), 3);
+    }
+    std::printf("rank %d finished the allreduce (unexpected)\n", comm.rank());
+    return 1;
+  }
   try {
     std::unique_ptr<dist::DataParallel> ddp;
     std::unique_ptr<dist::RmaParameterStore> store;

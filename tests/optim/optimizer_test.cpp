@@ -139,7 +139,12 @@ TEST(Optimizer, LoadRefusesAnotherModelsState) {
   // A malformed counter.
   StateDict s = a.state_dict();
   s.set("0.step", from_vector<double>({1, 2}));
-  EXPECT_EXADNN_ERROR(a.load_state_dict(s), "entry '0.step' must be a 0-d tensor");
+  EXPECT_EXADNN_ERROR(a.load_state_dict(s), "entry '0.step' must be a 0-d i64 tensor");
+  // A rate stored as an integer (a hand-edited or foreign file) is refused, not truncated.
+  StateDict lr_as_integer = a.state_dict();
+  lr_as_integer.set("lr", scalar_tensor(1, DType::i64));
+  EXPECT_EXADNN_ERROR(a.load_state_dict(lr_as_integer), "entry 'lr' must be a 0-d f64 tensor",
+                      "got i64");
 }
 
 TEST(Optimizer, RefusedLoadChangesNothing) {

@@ -1,12 +1,15 @@
 #include "config.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "config_values.h"
 #include "exadnn/core/device.h"
 #include "exadnn/core/error.h"
 
@@ -32,6 +35,14 @@ seed: 0
 
 namespace {
 
+// Upper bounds of the config's counts: far above any real run, low enough that a typo is caught
+// before it allocates or starts threads.
+constexpr int64_t kMaxThreads = 1024;
+constexpr int64_t kMaxEpochs = 1'000'000;
+constexpr int64_t kMaxBatch = int64_t{1} << 24;
+constexpr int64_t kMaxFeatures = (int64_t{1} << 31) - 1;
+constexpr int64_t kMaxWindow = 4096;  // kernel, stride, padding
+
 // Collects every problem with its line, so one run reports them all.
 class Problems {
  public:
@@ -42,6 +53,10 @@ class Problems {
                               : detail::cat(origin_, ": ", message));
   }
   void add_plain(const std::string& message) { items_.push_back(origin_ + ": " + message); }
+  /// This collector as the config_values.h callback.
+  ReportProblem reporter() {
+    return [this](const YAML::Node& at, const std::string& m) { add(at, m); };
+  }
   void throw_if_any() const {
     if (items_.empty()) return;
     std::ostringstream os;
@@ -62,8 +77,8 @@ std::string join(const std::set<std::string>& words) {
 }
 
 // Reports keys of `map` that are not in `allowed`; returns false if `map` is not a map.
-bool check_keys(const YAML::Node& map, const std::set<std::string>& allowed, const std::string& where,
-                Problems& problems) {
+bool check_keys(const YAML::Node& map, const std::set<std::string>& allowed,
+                const std::string& where, Problems& problems) {
   if (!map.IsMap()) {
     problems.add(map, where + " must be a mapping of keys to values");
     return false;
@@ -71,8 +86,8 @@ bool check_keys(const YAML::Node& map, const std::set<std::string>& allowed, con
   for (auto it = map.begin(); it != map.end(); ++it) {
     const std::string key = it->first.as<std::string>();
     if (!allowed.count(key))
-      problems.add(it->first, detail::cat("unknown key '", key, "' in ", where, " (allowed: ",
-                                          join(allowed), ")"));
+      problems.add(it->first, detail::cat("unknown key '", key, "' in ", where,
+                                          " (allowed: ", join(allowed), ")"));
   }
   return true;
 }
@@ -87,38 +102,36 @@ void read(const YAML::Node& map, const std::string& key, T& out, const std::stri
     if (!v.IsScalar()) throw YAML::BadConversion(v.Mark());
     out = v.as<T>();
   } catch (const YAML::Exception&) {
-    problems.add(v, detail::cat("'", where, ".", key, "' must be ", type_name, ", got '",
-                                v.IsScalar() ? v.Scalar() : std::string("a collection"), "'"));
+    problems.add(
+        v, detail::cat("'", where, ".", key, "' must be ", type_name, ", got ", describe_value(v)));
   }
 }
 
 void read_choice(const YAML::Node& map, const std::string& key, std::string& out,
-                 const std::set<std::string>& allowed, const std::string& where, Problems& problems) {
+                 const std::set<std::string>& allowed, const std::string& where,
+                 Problems& problems) {
   std::string value = out;
   read(map, key, value, where, problems, "a string");
   if (!allowed.count(value)) {
-    problems.add(map[key], detail::cat("'", where, ".", key, "' is '", value, "' (allowed: ",
-                                       join(allowed), ")"));
+    problems.add(map[key], detail::cat("'", where, ".", key, "' is '", value,
+                                       "' (allowed: ", join(allowed), ")"));
     return;
   }
   out = value;
 }
 
-void require_positive(const YAML::Node& at, double value, const std::string& name, Problems& problems) {
-  if (!(value > 0)) problems.add(at, detail::cat("'", name, "' must be positive, got ", value));
-}
-
 void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
-  if (!check_keys(node, {"dataset", "path", "batch_size", "shuffle", "train_images", "train_labels",
-                         "test_images", "test_labels", "train", "test", "label_column", "header",
-                         "file", "train_x", "train_y", "test_x", "test_y"},
+  if (!check_keys(node,
+                  {"dataset", "path", "batch_size", "shuffle", "train_images", "train_labels",
+                   "test_images", "test_labels", "train", "test", "label_column", "header", "file",
+                   "train_x", "train_y", "test_x", "test_y"},
                   "data", problems))
     return;
   read_choice(node, "dataset", d.dataset, {"fashion-mnist", "mnist", "idx", "csv", "hdf5"}, "data",
               problems);
   read(node, "path", d.path, "data", problems, "a path");
-  read(node, "batch_size", d.batch_size, "data", problems, "an integer");
-  if (d.batch_size <= 0) problems.add(node["batch_size"], "'data.batch_size' must be positive");
+  read_count(node["batch_size"], "data.batch_size", 1, kMaxBatch, d.batch_size,
+             problems.reporter());
   read(node, "shuffle", d.shuffle, "data", problems, "true or false");
   read(node, "train_images", d.train_images, "data", problems, "a path");
   read(node, "train_labels", d.train_labels, "data", problems, "a path");
@@ -181,32 +194,29 @@ void parse_model(const YAML::Node& node, std::vector<LayerSpec>& layers, Problem
       spec.kind = item.begin()->first.as<std::string>();
       settings = item.begin()->second;
     } else {
-      problems.add(item, "a layer is a name ('relu') or one name with settings ('linear: {out: 10}')");
+      problems.add(item,
+                   "a layer is a name ('relu') or one name with settings ('linear: {out: 10}')");
       continue;
     }
     auto kind = layer_kinds().find(spec.kind);
     if (kind == layer_kinds().end()) {
-      problems.add(item, detail::cat("unknown layer '", spec.kind, "' (allowed: ", join(kind_names), ")"));
+      problems.add(
+          item, detail::cat("unknown layer '", spec.kind, "' (allowed: ", join(kind_names), ")"));
       continue;
     }
     const std::string where = "layer " + spec.kind;
     if (settings && !settings.IsNull()) {
       if (!check_keys(settings, kind->second.keys, where, problems)) continue;
-      read(settings, "out", spec.out, where, problems, "an integer");
-      read(settings, "kernel", spec.kernel, where, problems, "an integer");
-      read(settings, "stride", spec.stride, where, problems, "an integer");
-      read(settings, "padding", spec.padding, where, problems, "an integer");
+      const ReportProblem report = problems.reporter();
+      read_count(settings["out"], where + ".out", 1, kMaxFeatures, spec.out, report);
+      read_count(settings["kernel"], where + ".kernel", 1, kMaxWindow, spec.kernel, report);
+      read_count(settings["stride"], where + ".stride", 0, kMaxWindow, spec.stride, report);
+      read_count(settings["padding"], where + ".padding", 0, kMaxWindow, spec.padding, report);
+      read_real(settings["slope"], where + ".slope", -1e6, 1e6, spec.slope, report);
       read(settings, "p", spec.p, where, problems, "a number");
-      read(settings, "slope", spec.slope, where, problems, "a number");
     }
     for (const auto& key : kind->second.required)
       if (!settings || !settings[key]) problems.add(item, detail::cat(where, " needs '", key, "'"));
-    if (kind->second.keys.count("out") && settings && settings["out"] && spec.out <= 0)
-      problems.add(settings["out"], where + ": 'out' must be positive");
-    if (kind->second.keys.count("kernel") && settings && settings["kernel"] && spec.kernel <= 0)
-      problems.add(settings["kernel"], where + ": 'kernel' must be positive");
-    if (spec.stride < 0 || spec.padding < 0)
-      problems.add(item, where + ": 'stride' and 'padding' must not be negative");
     if (spec.kind == "dropout" && !(spec.p >= 0 && spec.p < 1))
       problems.add(item, "layer dropout: 'p' must be in [0, 1)");
     layers.push_back(spec);
@@ -214,22 +224,24 @@ void parse_model(const YAML::Node& node, std::vector<LayerSpec>& layers, Problem
 }
 
 void parse_optimizer(const YAML::Node& node, OptimizerSpec& o, Problems& problems) {
-  if (!check_keys(node, {"name", "lr", "momentum", "nesterov", "weight_decay", "beta1", "beta2", "eps"},
+  if (!check_keys(node,
+                  {"name", "lr", "momentum", "nesterov", "weight_decay", "beta1", "beta2", "eps"},
                   "optimizer", problems))
     return;
   read_choice(node, "name", o.name, {"sgd", "adam", "adamw", "adagrad", "rmsprop"}, "optimizer",
               problems);
   if (o.name == "adamw") o.weight_decay = 1e-2;
   if (o.name != "sgd") o.momentum = 0.0;
-  read(node, "lr", o.lr, "optimizer", problems, "a number");
-  read(node, "momentum", o.momentum, "optimizer", problems, "a number");
+  // Momentum and the betas are decay factors: 1 or more never forgets and diverges.
+  const ReportProblem report = problems.reporter();
+  const double below_one = std::nextafter(1.0, 0.0);
+  read_real(node["lr"], "optimizer.lr", 0, HUGE_VAL, o.lr, report, /*lo_open=*/true);
+  read_real(node["momentum"], "optimizer.momentum", 0, below_one, o.momentum, report);
   read(node, "nesterov", o.nesterov, "optimizer", problems, "true or false");
-  read(node, "weight_decay", o.weight_decay, "optimizer", problems, "a number");
-  read(node, "beta1", o.beta1, "optimizer", problems, "a number");
-  read(node, "beta2", o.beta2, "optimizer", problems, "a number");
-  read(node, "eps", o.eps, "optimizer", problems, "a number");
-  if (node["lr"]) require_positive(node["lr"], o.lr, "optimizer.lr", problems);
-  if (o.momentum < 0) problems.add(node["momentum"], "'optimizer.momentum' must not be negative");
+  read_real(node["weight_decay"], "optimizer.weight_decay", 0, HUGE_VAL, o.weight_decay, report);
+  read_real(node["beta1"], "optimizer.beta1", 0, below_one, o.beta1, report);
+  read_real(node["beta2"], "optimizer.beta2", 0, below_one, o.beta2, report);
+  read_real(node["eps"], "optimizer.eps", 0, 1, o.eps, report, /*lo_open=*/true);
 }
 
 void parse_scheduler(const YAML::Node& node, SchedulerSpec& s, Problems& problems) {
@@ -246,10 +258,11 @@ void parse_scheduler(const YAML::Node& node, SchedulerSpec& s, Problems& problem
     return;
   read_choice(node, "name", s.name, names, "scheduler", problems);
   if (!node["name"]) problems.add(node, "'scheduler' needs 'name' (" + join(names) + ")");
-  read(node, "t_max", s.t_max, "scheduler", problems, "an integer");
-  read(node, "eta_min", s.eta_min, "scheduler", problems, "a number");
-  read(node, "step_size", s.step_size, "scheduler", problems, "an integer");
-  read(node, "gamma", s.gamma, "scheduler", problems, "a number");
+  const ReportProblem report = problems.reporter();
+  read_count(node["t_max"], "scheduler.t_max", 0, kMaxEpochs, s.t_max, report);
+  read_real(node["eta_min"], "scheduler.eta_min", 0, HUGE_VAL, s.eta_min, report);
+  read_count(node["step_size"], "scheduler.step_size", 1, kMaxEpochs, s.step_size, report);
+  read_real(node["gamma"], "scheduler.gamma", 0, 1e6, s.gamma, report, /*lo_open=*/true);
   const std::set<std::string> own = s.name == "cosine" ? std::set<std::string>{"t_max", "eta_min"}
                                     : s.name == "step" ? std::set<std::string>{"step_size", "gamma"}
                                                        : std::set<std::string>{};
@@ -257,17 +270,14 @@ void parse_scheduler(const YAML::Node& node, SchedulerSpec& s, Problems& problem
     if (node[key] && !own.count(key))
       problems.add(node[key], detail::cat("'scheduler.", key, "' is not a setting of the '", s.name,
                                           "' schedule"));
-  if (s.t_max < 0) problems.add(node["t_max"], "'scheduler.t_max' must not be negative");
-  if (s.eta_min < 0) problems.add(node["eta_min"], "'scheduler.eta_min' must not be negative");
-  if (s.step_size < 1) problems.add(node["step_size"], "'scheduler.step_size' must be at least 1");
-  if (!(s.gamma > 0)) problems.add(node["gamma"], "'scheduler.gamma' must be positive");
 }
 
 // Applies "a.b=value" to the YAML tree (creating maps on the way).
 void apply_override(YAML::Node& root, const std::string& text, Problems& problems) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
-    problems.add_plain(detail::cat("--set '", text, "': expected key=value (e.g. optimizer.lr=0.1)"));
+    problems.add_plain(
+        detail::cat("--set '", text, "': expected key=value (e.g. optimizer.lr=0.1)"));
     return;
   }
   std::vector<std::string> path;
@@ -296,16 +306,21 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw Error("config", detail::cat(origin, ":", e.mark.line + 1,
+                                      ": invalid YAML: lists or mappings nested too deeply"));
   } catch (const YAML::ParserException& e) {
     throw Error("config", detail::cat(origin, ":", e.mark.line + 1, ": invalid YAML: ", e.msg));
   }
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   Problems problems(origin);
+  report_duplicate_keys(root, problems.reporter());
   for (const auto& o : overrides) apply_override(root, o, problems);
 
   TrainConfig c;
-  if (!check_keys(root, {"data", "model", "loss", "optimizer", "scheduler", "epochs", "threads",
-                         "seed", "distributed", "precision", "device"},
+  if (!check_keys(root,
+                  {"data", "model", "loss", "optimizer", "scheduler", "epochs", "threads", "seed",
+                   "distributed", "precision", "device"},
                   "the top level", problems)) {
     problems.throw_if_any();
   }
@@ -318,14 +333,15 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   read_choice(root, "loss", c.loss, {"cross_entropy", "mse", "l1", "huber"}, "config", problems);
   if (root["optimizer"]) parse_optimizer(root["optimizer"], c.optimizer, problems);
   if (root["scheduler"]) parse_scheduler(root["scheduler"], c.scheduler, problems);
-  read(root, "epochs", c.epochs, "config", problems, "an integer");
-  if (c.epochs < 1) problems.add(root["epochs"], "'epochs' must be at least 1");
-  read(root, "threads", c.threads, "config", problems, "an integer");
-  if (c.threads < 0) problems.add(root["threads"], "'threads' must not be negative");
+  read_count(root["epochs"], "epochs", 1, kMaxEpochs, c.epochs, problems.reporter());
+  // 0: OMP_NUM_THREADS or every core; beyond the bound libgomp fails or crashes creating them.
+  read_count(root["threads"], "threads", 0, kMaxThreads, c.threads, problems.reporter());
   read(root, "seed", c.seed, "config", problems, "a non-negative integer");
   read_choice(root, "precision", c.precision, {"fp32", "bf16", "fp16"}, "config", problems);
   if (const YAML::Node d = root["distributed"]) {  // hogwild_config.cpp and mpi_config.cpp
-    const auto report = [&problems](const YAML::Node& at, const std::string& m) { problems.add(at, m); };
+    const auto report = [&problems](const YAML::Node& at, const std::string& m) {
+      problems.add(at, m);
+    };
     if (!parse_hogwild(d, c.hogwild, report) && !parse_mpi(d, c.mpi, report))
       problems.add(d["mode"] ? d["mode"] : d,
                    "'distributed.mode' must be one of allreduce, param_server, async_rma (MPI; run "
@@ -351,8 +367,9 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
                              c.hogwild.enabled ? "the worker threads'" : "the servers'",
                              " own optimizers, which it cannot reach"));
   if (c.precision == "fp16" && (c.hogwild.enabled || c.mpi.enabled))
-    problems.add(root["precision"], "'precision: fp16' (loss scaling) runs in one process only; "
-                                    "use bf16 with 'distributed'");
+    problems.add(root["precision"],
+                 "'precision: fp16' (loss scaling) runs in one process only; "
+                 "use bf16 with 'distributed'");
   problems.throw_if_any();
   std::ostringstream emitted;
   emitted << root;

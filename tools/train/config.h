@@ -13,13 +13,13 @@ namespace exadnn::cli {
 /// One layer of the model list: its kind ("linear", "relu", ...) and integer/float settings.
 struct LayerSpec {
   std::string kind;
-  int line = 0;                 ///< line in the config file, for messages
-  int64_t out = 0;              ///< linear: out features; conv2d: out channels
-  int64_t kernel = 0;           ///< conv2d, maxpool2d, avgpool2d
-  int64_t stride = 0;           ///< 0: layer default (1 for conv, kernel for pooling)
+  int line = 0;        ///< line in the config file, for messages
+  int64_t out = 0;     ///< linear: out features; conv2d: out channels
+  int64_t kernel = 0;  ///< conv2d, maxpool2d, avgpool2d
+  int64_t stride = 0;  ///< 0: layer default (1 for conv, kernel for pooling)
   int64_t padding = 0;
-  double p = 0.5;               ///< dropout probability
-  double slope = 0.01;          ///< leaky_relu
+  double p = 0.5;       ///< dropout probability
+  double slope = 0.01;  ///< leaky_relu
 };
 
 struct DataSpec {
@@ -73,7 +73,7 @@ struct TrainConfig {
   std::string device = "cpu";
   HogwildSpec hogwild;  ///< distributed: {mode: hogwild | threads_locked | threads_sync, ...}
   MpiSpec mpi;          ///< distributed: {mode: allreduce | param_server, ...}
-  std::string source;  ///< the YAML text the config came from (stored in checkpoints)
+  std::string source;   ///< the YAML text the config came from (stored in checkpoints)
 };
 
 /// The default config: the Fashion-MNIST MLP (784-512-256-10, ReLU, SGD lr 0.05 momentum 0.9).

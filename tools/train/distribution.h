@@ -22,7 +22,7 @@ struct EpochTotals {
   double loss_sum = 0;  ///< sum of batch losses
   int64_t batches = 0;
   int64_t examples = 0;
-  double seconds = 0;   ///< the slowest rank's
+  double seconds = 0;  ///< the slowest rank's
 };
 
 class Distribution {

@@ -13,6 +13,8 @@ std::unique_ptr<Distribution> make_distribution(const MpiSpec& spec) {
   return std::make_unique<Distribution>();
 }
 
-bool abort_job(const std::string&, int) { return false; }
+bool abort_job(const std::string&, int) {
+  return false;
+}
 
 }  // namespace exadnn::cli

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "config_values.h"
+
 namespace exadnn::cli {
 
 namespace {
@@ -33,17 +35,9 @@ bool parse_hogwild(const YAML::Node& node, HogwildSpec& spec,
       report(it->first, "unknown key '" + key + "' in distributed (mode " + spec.mode +
                             " allows: mode, threads, accumulate)");
   }
+  // Worker threads and accumulated batches: a bound that catches typos before threads start.
   auto read_positive = [&](const char* key, int& out) {
-    const YAML::Node v = node[key];
-    if (!v) return;
-    try {
-      out = v.as<int>();
-    } catch (const YAML::Exception&) {
-      out = 0;
-    }
-    if (out < 1)
-      report(v, std::string("'distributed.") + key + "' must be a positive integer, got '" +
-                    (v.IsScalar() ? v.Scalar() : std::string("a collection")) + "'");
+    read_count(node[key], std::string("distributed.") + key, 1, 1024, out, report);
   };
   read_positive("threads", spec.threads);
   read_positive("accumulate", spec.accumulate);

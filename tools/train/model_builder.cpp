@@ -51,11 +51,12 @@ std::shared_ptr<nn::Module> make_layer(const LayerSpec& s, const Shape& in) {
 }  // namespace
 
 std::shared_ptr<nn::Sequential> build_model(const std::vector<LayerSpec>& layers,
-                                            const Shape& sample_shape) {
+                                            const Shape& sample_shape, MemoryBudget* budget) {
   auto net = std::make_shared<nn::Sequential>();
   Shape shape = sample_shape;
   NoGradGuard no_grad;
   for (const LayerSpec& spec : layers) {
+    if (budget) budget->add_layer(spec, layer_parameter_count(spec, shape), 0);
     auto layer = make_layer(spec, shape);
     // Push one example through to learn the next layer's input shape.
     Shape batch{1};
@@ -73,6 +74,7 @@ std::shared_ptr<nn::Sequential> build_model(const std::vector<LayerSpec>& layers
     for (int64_t d = 1; d < y.dim(); ++d) shape.push_back(y.size(d));
     EXADNN_CHECK(shape.numel() > 0, "model", "layer ", spec.kind, " (line ", spec.line,
                  ") produces empty examples of shape ", shape);
+    if (budget) budget->add_layer(spec, 0, shape.numel());
     net->push_back(layer);
   }
   return net;

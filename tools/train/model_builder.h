@@ -7,13 +7,17 @@
 #include "config.h"
 #include "exadnn/core/dims.h"
 #include "exadnn/nn/container.h"
+#include "memory_budget.h"
 
 namespace exadnn::cli {
 
 /// `sample_shape` is one example's shape (e.g. [1, 28, 28]). A layer that cannot take the shape
 /// it receives (linear after an image without flatten, conv2d on flat data, ...) is an Error
-/// naming the layer, its config line and the shape.
+/// naming the layer, its config line and the shape. With a `budget`, each layer's parameters are
+/// counted before it is allocated and its activations after: a model that cannot fit is refused
+/// (memory_budget.h) before its large layers exist.
 std::shared_ptr<nn::Sequential> build_model(const std::vector<LayerSpec>& layers,
-                                            const Shape& sample_shape);
+                                            const Shape& sample_shape,
+                                            MemoryBudget* budget = nullptr);
 
 }  // namespace exadnn::cli

@@ -1,8 +1,8 @@
 // The MPI modes of the config's `distributed:` section:
 //   distributed: {mode: allreduce, bucket_mb: 25, first_bucket_mb: 1, transport: auto,
 //                 timeout_s: 300}
-//   distributed: {mode: param_server, servers: 1, asynchronous: false, push_every: 1, pull_every: 1}
-//   distributed: {mode: async_rma, staleness: -1, atomic_reads: false, timeout_s: 300}
+//   distributed: {mode: param_server, servers: 1, asynchronous: false, push_every: 1, pull_every:
+//   1} distributed: {mode: async_rma, staleness: -1, atomic_reads: false, timeout_s: 300}
 // Run them under `mpirun -np P exadnn train ...`. The shared-memory modes of the same section are
 // in hogwild_config.h.
 #pragma once

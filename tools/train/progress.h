@@ -18,7 +18,8 @@ class Progress {
   /// After each batch: examples in it and its loss.
   void update(int64_t batch_index, int64_t examples, double loss);
   /// Prints the epoch summary line.
-  void end_epoch(double train_loss, double test_accuracy, double samples_per_second, double seconds);
+  void end_epoch(double train_loss, double test_accuracy, double samples_per_second,
+                 double seconds);
 
  private:
   bool interactive_;

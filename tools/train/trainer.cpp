@@ -15,8 +15,10 @@
 #include "exadnn/data/data_loader.h"
 #include "exadnn/data/hdf5.h"
 #include "exadnn/data/idx.h"
+#include "exadnn/data/validate.h"
 #include "exadnn/exadnn.h"
 #include "exadnn/io/checkpoint.h"
+#include "exadnn/io/checkpoint_fields.h"
 #include "exadnn/optim/adagrad.h"
 #include "exadnn/optim/adam.h"
 #include "exadnn/optim/adamw.h"
@@ -24,9 +26,13 @@
 #include "exadnn/optim/rmsprop.h"
 #include "exadnn/optim/sgd.h"
 #include "exadnn/optim/step_lr.h"
+#include "loss_watch.h"
+#include "memory_budget.h"
 #include "model_builder.h"
+#include "output_files.h"
 #include "plot.h"
 #include "progress.h"
+#include "resume_point.h"
 
 namespace exadnn::cli {
 
@@ -119,11 +125,6 @@ StateDict training_state(const nn::Module& model, const StateDict& optimizer_sta
   return s;
 }
 
-struct EpochRecord {
-  int64_t epoch;
-  double train_loss, test_accuracy, samples_per_second, seconds;
-};
-
 void write_metrics(const std::string& path, const TrainConfig& config,
                    const std::vector<EpochRecord>& epochs, double final_accuracy, int ranks) {
   nlohmann::json j;
@@ -152,7 +153,9 @@ void write_metrics(const std::string& path, const TrainConfig& config,
 
 }  // namespace
 
-TrainingData load_training_data(const DataSpec& d) {
+namespace {
+
+TrainingData read_datasets(const DataSpec& d) {
   auto wrap = [](data::TensorDataset ds) -> DatasetPtr {
     return std::make_shared<data::TensorDataset>(std::move(ds));
   };
@@ -173,16 +176,65 @@ TrainingData load_training_data(const DataSpec& d) {
           wrap(data::load_hdf5_dataset(d.file, d.test_x, d.test_y)), nullptr};
 }
 
+// "train-images.idx" / "train.csv" / "file.h5 (train/x)": the source of one split, for messages.
+std::string split_source(const DataSpec& d, bool train) {
+  if (d.dataset == "fashion-mnist" || d.dataset == "mnist")
+    return detail::cat(d.dataset, " in ", d.path, train ? " (training set)" : " (test set)");
+  if (d.dataset == "idx") return train ? d.train_images : d.test_images;
+  if (d.dataset == "csv") return train ? d.train_file : d.test_file;
+  return detail::cat(d.file, " (", train ? d.train_x : d.test_x, ")");
+}
+
+// "train-labels.idx" / "train.csv" / "file.h5 (train/y)": where one split's labels come from.
+std::string label_source(const DataSpec& d, bool train) {
+  if (d.dataset == "idx") return train ? d.train_labels : d.test_labels;
+  if (d.dataset == "hdf5") return detail::cat(d.file, " (", train ? d.train_y : d.test_y, ")");
+  return split_source(d, train);
+}
+
+// Integer targets must be classes the model scores: [0, the width of its output).
+void check_labels(nn::Module& model, const TrainingData& data, const DataSpec& d) {
+  if (is_floating(data.train->target_dtype())) return;  // regression targets
+  NoGradGuard no_grad;
+  Generator unused;
+  Tensor x = data.train->get(0).inputs;  // datasets of 0 examples were refused at load time
+  if (data.transform) x = data.transform->apply(x, unused);
+  model.eval();
+  const int64_t classes = model.forward(x).size(-1);
+  model.train();
+  data::check_class_labels(*data.train, classes, label_source(d, true));
+  data::check_class_labels(*data.test, classes, label_source(d, false));
+}
+
+}  // namespace
+
+TrainingData load_training_data(const DataSpec& d) {
+  TrainingData data = read_datasets(d);
+  EXADNN_CHECK(data.train->size() > 0, "data", split_source(d, true),
+               " holds no examples: there is nothing to train on");
+  EXADNN_CHECK(data.test->size() > 0, "data", split_source(d, false),
+               " holds no examples: there is nothing to score the model on");
+  EXADNN_CHECK(data.train->input_shape() == data.test->input_shape(), "data",
+               "the test examples have shape ", data.test->input_shape(), " (",
+               split_source(d, false), ") but the training examples ", data.train->input_shape(),
+               " (", split_source(d, true), ")");
+  return data;
+}
+
 double train(const TrainConfig& config, const TrainOptions& options) {
   if (config.threads > 0) set_num_threads(config.threads);
   manual_seed(config.seed);
   // distributed: {mode: allreduce | param_server}: this process is one rank of an MPI job.
   const std::unique_ptr<Distribution> distribution = make_distribution(config.mpi);
   const bool root = distribution->is_root();  // prints, evaluates, writes files
+  if (root) check_output_files(options);      // before hours of training, not after
   const TrainingData data = load_training_data(config.data);
-  auto model = build_model(config.model, data.train->input_shape());
+  MemoryBudget budget(config.data.batch_size, MemoryBudget::optimizer_buffers(config.optimizer),
+                      available_memory_bytes());
+  auto model = build_model(config.model, data.train->input_shape(), &budget);
+  check_labels(*model, data, config.data);             // before model->to(device): one CPU forward
   const Device device = Device::parse(config.device);  // device: cpu | cuda | cuda:N
-  model->to(device);  // before the optimizer takes the parameters
+  model->to(device);                                   // before the optimizer takes the parameters
   auto opt = make_optimizer(config.optimizer, model->parameters());
   // scheduler: the optimizer's rate for each epoch (stepped once an epoch is over).
   const auto scheduler = make_scheduler(config.scheduler, *opt, config.epochs);
@@ -211,14 +263,13 @@ double train(const TrainConfig& config, const TrainOptions& options) {
   const std::string last = options.checkpoint_dir.empty()
                                ? ""
                                : (fs::path(options.checkpoint_dir) / "last.ckpt").string();
-  if (!options.checkpoint_dir.empty()) fs::create_directories(options.checkpoint_dir);
   int64_t first_epoch = 1;
   std::vector<EpochRecord> history;
   StateDict resumed_optimizer;  // the checkpoint's optimizer state (--resume)
   if (options.resume) {
     EXADNN_CHECK(!last.empty(), "train", "--resume needs --checkpoint-dir");
     const io::Checkpoint ckpt = io::load_checkpoint(last);
-    model->load_state_dict(ckpt.tensors.with_prefix_removed("model."));
+    model->load_state_dict(io::checkpoint_state(ckpt, "model.", model->state_dict()));
     resumed_optimizer = ckpt.tensors.with_prefix_removed("optimizer.");
     try {  // every mode keeps the layout of this one optimizer over the whole model
       opt->load_state_dict(resumed_optimizer);
@@ -228,19 +279,18 @@ double train(const TrainConfig& config, const TrainOptions& options) {
     }
     if (scheduler) {
       const StateDict state = ckpt.tensors.with_prefix_removed("scheduler.");
-      EXADNN_CHECK(!state.empty(), "train", last, " holds no learning-rate schedule; this run's "
-                   "config asks for the '", config.scheduler.name, "' one");
-      scheduler->load_state_dict(state);
+      EXADNN_CHECK(!state.empty(), "train", last,
+                   " holds no learning-rate schedule; this run's "
+                   "config asks for the '",
+                   config.scheduler.name, "' one");
+      scheduler->load_state_dict(io::checkpoint_state(ckpt, "scheduler.", scheduler->state_dict()));
     }
     if (scaler.options().enabled())
-      scaler.load_state_dict(ckpt.tensors.with_prefix_removed("scaler."));
-    const std::vector<int64_t> rng = to_vector<int64_t>(ckpt.tensors.at("rng"));
-    default_generator().set_state(static_cast<uint64_t>(rng[0]), static_cast<uint64_t>(rng[1]));
-    first_epoch = std::stoll(ckpt.metadata.at("epoch")) + 1;
-    if (ckpt.metadata.count("history")) {
-      for (const auto& e : nlohmann::json::parse(ckpt.metadata.at("history")))
-        history.push_back({e[0], e[1], e[2], e[3], e[4]});
-    }
+      scaler.load_state_dict(io::checkpoint_state(ckpt, "scaler.", scaler.state_dict()));
+    const ResumePoint point = read_resume_point(ckpt);
+    default_generator().set_state(point.rng_seed, point.rng_offset);
+    first_epoch = point.epoch + 1;
+    history = point.history;
     if (root)
       std::printf("resumed from %s after epoch %lld\n", last.c_str(),
                   static_cast<long long>(first_epoch - 1));
@@ -272,6 +322,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
     return 0.0;
   }
   Progress progress(isatty(STDOUT_FILENO) != 0, !root);
+  LossWatch loss_watch;  // a NaN or infinite loss ends the run with an error
   double final_accuracy = history.empty() ? 0.0 : history.back().test_accuracy;
   for (int64_t epoch = first_epoch; epoch <= config.epochs; ++epoch) {
     loader.set_epoch(epoch - 1);
@@ -284,6 +335,7 @@ double train(const TrainConfig& config, const TrainOptions& options) {
       loss_sum = stats.loss * static_cast<double>(stats.batches);
       batches = stats.batches;
       examples = stats.samples;
+      loss_watch.observe_epoch(stats.loss, epoch);
     } else
       distribution->for_each_batch(loader, epoch - 1, [&](const data::Batch& batch) {
         Tensor loss;
@@ -293,15 +345,17 @@ double train(const TrainConfig& config, const TrainOptions& options) {
                               batch.targets.to(device));
         }
         opt->zero_grad();
+        bool skipped = false;
         if (scaler.options().enabled()) {  // fp16: dynamic loss scaling (one process)
           scaler.scale(loss).backward();
-          scaler.step(*opt);
+          skipped = !scaler.step(*opt);
           scaler.update();
         } else {
           loss.backward();
           distribution->step(*opt);
         }
         const double value = loss.item<double>();
+        loss_watch.observe(value, epoch, batches + 1, skipped);
         loss_sum += value;
         examples += batch.size();
         progress.update(batches++, batch.size(), value);
@@ -328,13 +382,10 @@ double train(const TrainConfig& config, const TrainOptions& options) {
     history.push_back(record);
     progress.end_epoch(record.train_loss, record.test_accuracy, record.samples_per_second, seconds);
     if (!last.empty() && root) {
-      nlohmann::json h = nlohmann::json::array();
-      for (const auto& e : history)
-        h.push_back({e.epoch, e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds});
       io::save_checkpoint(last, training_state(*model, optimizer_state, scheduler.get(), scaler),
                           {{"epoch", std::to_string(epoch)},
                            {"config", config.source},
-                           {"history", h.dump()},
+                           {"history", history_json(history)},
                            {"exadnn_version", version()}});
     }
   }
@@ -362,7 +413,7 @@ double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_siz
       parse_config(ckpt.metadata.at("config"), checkpoint_path + " (config)");
   const TrainingData data = load_training_data(config.data);
   auto model = build_model(config.model, data.test->input_shape());
-  model->load_state_dict(ckpt.tensors.with_prefix_removed("model."));
+  model->load_state_dict(io::checkpoint_state(ckpt, "model.", model->state_dict()));
   const double acc = accuracy(*model, data, batch_size);
   std::printf("%s: test accuracy %.2f%% on %lld examples\n", checkpoint_path.c_str(), 100.0 * acc,
               static_cast<long long>(data.test->size()));

@@ -14,6 +14,7 @@ struct TrainOptions {
   std::string metrics_out;     ///< JSON metrics file ("" = none)
   std::string checkpoint_dir;  ///< where last.ckpt is written after each epoch ("" = none)
   bool resume = false;         ///< continue from checkpoint_dir/last.ckpt
+  bool overwrite = false;      ///< replace a last.ckpt already in checkpoint_dir (else refused)
   std::string plot;            ///< PNG of loss and accuracy per epoch ("" = none)
 };
 

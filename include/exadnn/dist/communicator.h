@@ -61,9 +61,8 @@ class Communicator {
 
   /// In place: every rank's `t` becomes the reduction over all ranks.
   Work allreduce(Tensor t, ReduceOp op = ReduceOp::sum) const;
-  /// Blocking allreduce for when nothing is left to overlap: waits (with the timeout diagnosis)
-  /// until every rank has arrived, then runs the blocking MPI_Allreduce, which Open MPI does
-  /// 1.3-1.7x faster than the non-blocking one within a node.
+  /// allreduce(t, op).wait(), for when nothing is left to overlap: bounded by the timeout (with
+  /// the diagnosis naming the missing ranks), like every other wait.
   void allreduce_blocking(Tensor t, ReduceOp op = ReduceOp::sum) const;
   /// In place: every rank's `t` becomes root's.
   Work broadcast(Tensor t, int root) const;

@@ -1,0 +1,176 @@
+// The training driver refuses what would lose work or give a wrong answer with exit code 0
+// (issue 14): a loss that becomes NaN, a last.ckpt it would overwrite, output paths it cannot
+// write (found before the first step), empty or mismatched datasets, a model too large for the
+// machine, and checkpoints whose fields are malformed although their checksum is valid.
+#include <filesystem>
+#include <fstream>
+
+#include "config.h"
+#include "exadnn/io/checkpoint.h"
+#include "memory_budget.h"
+#include "resume_point.h"
+#include "testing.h"
+#include "tiny_idx.h"
+#include "trainer.h"
+
+using namespace exadnn;
+namespace fs = std::filesystem;
+using exadnn::clitest::scratch;
+using exadnn::clitest::tiny_config;
+using exadnn::clitest::write_split;
+
+TEST(TrainRefusals, ALossThatBecomesNanStopsTrainingNamingTheStep) {
+  const fs::path dir = scratch();
+  cli::TrainConfig c = tiny_config(dir, 2);
+  c.optimizer.lr = 1e30;
+  cli::TrainOptions opts;
+  opts.checkpoint_dir = (dir / "nan").string();
+  EXPECT_EXADNN_ERROR(cli::train(c, opts), "the loss became", "at epoch 1, step",
+                      "the last finite loss was");
+  EXPECT_FALSE(fs::exists(dir / "nan" / "last.ckpt"));  // nothing of the NaN run is saved
+}
+
+TEST(TrainRefusals, AnExistingCheckpointIsNotOverwrittenWithoutBeingAsked) {
+  const fs::path dir = scratch();
+  cli::TrainOptions opts;
+  opts.checkpoint_dir = (dir / "keep").string();
+  cli::train(tiny_config(dir, 1), opts);
+  const auto before = fs::last_write_time(dir / "keep" / "last.ckpt");
+  EXPECT_EXADNN_ERROR(cli::train(tiny_config(dir, 1), opts), "last.ckpt already exists", "--resume",
+                      "--overwrite");
+  EXPECT_EQ(fs::last_write_time(dir / "keep" / "last.ckpt"), before);
+  opts.overwrite = true;
+  cli::train(tiny_config(dir, 1), opts);
+  EXPECT_EQ(io::load_checkpoint((dir / "keep" / "last.ckpt").string()).metadata.at("epoch"), "1");
+}
+
+TEST(TrainRefusals, OutputPathsAreCheckedBeforeTheFirstStep) {
+  const fs::path dir = scratch();
+  cli::TrainOptions opts;
+  opts.checkpoint_dir = (dir / "unused").string();
+  opts.metrics_out = (dir / "no_such_folder" / "metrics.json").string();
+  EXPECT_EXADNN_ERROR(cli::train(tiny_config(dir, 1), opts), "--metrics-out", "no_such_folder",
+                      "does not exist");
+  EXPECT_FALSE(fs::exists(dir / "unused" / "last.ckpt"));  // refused before training
+  opts.metrics_out.clear();
+  opts.plot = dir.string();  // a folder
+  EXPECT_EXADNN_ERROR(cli::train(tiny_config(dir, 1), opts), "--plot", "is a folder");
+  opts.plot.clear();
+  std::ofstream(dir / "a_file") << "x";
+  opts.checkpoint_dir = (dir / "a_file" / "ckpt").string();
+  EXPECT_EXADNN_ERROR(cli::train(tiny_config(dir, 1), opts), "--checkpoint-dir", "a_file");
+}
+
+TEST(TrainRefusals, EmptyAndMismatchedDatasetsAreNamed) {
+  const fs::path dir = scratch();
+  const fs::path empty = dir / "empty";
+  fs::create_directories(empty);
+  write_split(empty, "train", 0, 1);
+  write_split(empty, "test", 10, 2);
+  cli::TrainConfig c = tiny_config(dir, 1);
+  c.data.train_images = (empty / "train-images.idx").string();
+  c.data.train_labels = (empty / "train-labels.idx").string();
+  EXPECT_EXADNN_ERROR(cli::load_training_data(c.data), "train-images.idx", "no examples");
+
+  // A test set of 3x3 images against 4x4 training images.
+  const fs::path small = dir / "small";
+  fs::create_directories(small);
+  std::ofstream images(small / "test-images.idx", std::ios::binary);
+  const unsigned char header[] = {0, 0, 8, 3, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, 3};
+  images.write(reinterpret_cast<const char*>(header), sizeof header);
+  images.write("\1\2\3\4\5\6\7\10\11", 9);
+  images.close();
+  c = tiny_config(dir, 1);
+  c.data.test_images = (small / "test-images.idx").string();
+  std::ofstream labels(small / "test-labels.idx", std::ios::binary);
+  const unsigned char label_header[] = {0, 0, 8, 1, 0, 0, 0, 1, 0};
+  labels.write(reinterpret_cast<const char*>(label_header), sizeof label_header);
+  labels.close();
+  c.data.test_labels = (small / "test-labels.idx").string();
+  EXPECT_EXADNN_ERROR(cli::load_training_data(c.data), "test examples have shape [1, 3, 3]",
+                      "training examples [1, 4, 4]", "test-images.idx");
+}
+
+TEST(TrainRefusals, LabelsOutsideTheModelsClassesAreNamedBeforeTraining) {
+  const fs::path dir = scratch();
+  cli::TrainConfig c = tiny_config(dir, 1);
+  c.model.back().out = 2;  // the data has 3 classes
+  EXPECT_EXADNN_ERROR(cli::train(c, {}), "train-labels.idx", "has label 2",
+                      "outside the 2 classes [0, 1]");
+}
+
+TEST(TrainRefusals, AModelThatCannotFitIsRefusedBeforeItIsAllocated) {
+  const fs::path dir = scratch();
+  cli::TrainConfig c = tiny_config(dir, 1);
+  c.model[1].out = 3'000'000;  // 16 x 3e6 inputs, then 3e6 x 3: small weights...
+  cli::MemoryBudget roomy(16, 1, 64e9);
+  EXPECT_NO_THROW(roomy.add_layer(c.model[1], cli::layer_parameter_count(c.model[1], {16}), 0));
+  // ... but a 784 x 3e6 layer needs 2.35e9 parameters: ~28 GB with gradients and momentum.
+  cli::MemoryBudget tight(128, 1, 24e9);
+  EXPECT_EXADNN_ERROR(tight.add_layer(c.model[1], cli::layer_parameter_count(c.model[1], {784}), 0),
+                      "does not fit in memory", "layer linear (line 4)", "2355000000 parameters",
+                      "24 GB are available");
+  EXPECT_GT(cli::available_memory_bytes(), 0.0);
+}
+
+namespace {
+// The checkpoint of a 1-epoch run with one field replaced; saved again, so its checksum is valid.
+std::string tampered(const fs::path& dir, const std::string& name,
+                     const std::function<void(io::Checkpoint&)>& change) {
+  cli::TrainOptions opts;
+  opts.checkpoint_dir = (dir / name).string();
+  cli::train(tiny_config(dir, 1), opts);
+  const std::string path = opts.checkpoint_dir + "/last.ckpt";
+  io::Checkpoint ckpt = io::load_checkpoint(path);
+  change(ckpt);
+  io::save_checkpoint(path, ckpt.tensors, ckpt.metadata);
+  return opts.checkpoint_dir;
+}
+
+void expect_resume_refused(const fs::path& dir, const std::string& ckpt_dir,
+                           const std::vector<std::string>& fragments) {
+  cli::TrainOptions opts;
+  opts.checkpoint_dir = ckpt_dir;
+  opts.resume = true;
+  try {
+    cli::train(tiny_config(dir, 2), opts);
+    ADD_FAILURE() << "resume from " << ckpt_dir << " was accepted";
+  } catch (const Error& e) {
+    for (const std::string& f : fragments)
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos) << e.what() << " lacks " << f;
+  }
+}
+}  // namespace
+
+TEST(TrainRefusals, MalformedResumeFieldsAreNamed) {
+  const fs::path dir = scratch();
+  expect_resume_refused(
+      dir,
+      tampered(dir, "rng0",
+               [](io::Checkpoint& c) { c.tensors.set("rng", zeros({0}, DType::i64)); }),
+      {"last.ckpt", "field 'rng' must be i64 [2], got i64 [0]"});
+  expect_resume_refused(
+      dir,
+      tampered(dir, "rng1",
+               [](io::Checkpoint& c) { c.tensors.set("rng", zeros({1}, DType::i64)); }),
+      {"field 'rng' must be i64 [2], got i64 [1]"});
+  expect_resume_refused(
+      dir, tampered(dir, "epoch", [](io::Checkpoint& c) { c.metadata["epoch"] = "one"; }),
+      {"metadata field 'epoch' = 'one' is not an integer"});
+  expect_resume_refused(
+      dir, tampered(dir, "noepoch", [](io::Checkpoint& c) { c.metadata.erase("epoch"); }),
+      {"metadata field 'epoch' is missing"});
+  expect_resume_refused(
+      dir, tampered(dir, "history", [](io::Checkpoint& c) { c.metadata["history"] = "[[1, 2"; }),
+      {"metadata field 'history' is not valid JSON"});
+  expect_resume_refused(
+      dir,
+      tampered(dir, "history2", [](io::Checkpoint& c) { c.metadata["history"] = "[[1, \"x\"]]"; }),
+      {"metadata field 'history': row 0 must be an array of 5 numbers"});
+  expect_resume_refused(dir,
+                        tampered(dir, "lr",
+                                 [](io::Checkpoint& c) {
+                                   c.tensors.set("optimizer.lr", scalar_tensor(1, DType::i64));
+                                 }),
+                        {"optimizer state does not fit", "'lr' must be a 0-d f64 tensor"});
+}

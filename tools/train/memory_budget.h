@@ -1,0 +1,49 @@
+// The memory a training run will need, estimated layer by layer while the model is built, so a
+// model that cannot fit is refused with the figures before anything large is allocated (instead
+// of being killed by the kernel minutes later without a word).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "config.h"
+#include "exadnn/core/dims.h"
+
+namespace exadnn::cli {
+
+/// Bytes of memory this process may still use: MemAvailable of /proc/meminfo, bounded by the
+/// cgroup's memory.max where one is set (0 if neither can be read).
+double available_memory_bytes();
+
+/// What one step holds, counted in f32 values: parameters (with their gradients and the
+/// optimizer's per-parameter buffers) and one batch's activations (kept for backward, and their
+/// gradients).
+class MemoryBudget {
+ public:
+  /// `optimizer_buffers`: per-parameter state tensors of the optimizer (SGD with momentum 1,
+  /// Adam 2); `available`: bytes that may be used (0: no check).
+  MemoryBudget(int64_t batch_size, int optimizer_buffers, double available);
+
+  /// The buffers per parameter of the config's optimizer.
+  static int optimizer_buffers(const OptimizerSpec& o);
+
+  /// Adds a layer about to be built: its parameter count and one example's output size. Throws
+  /// an Error naming the layer, its line and every figure when the total exceeds what is
+  /// available.
+  void add_layer(const LayerSpec& spec, int64_t parameters, int64_t output_numel);
+
+  double total_bytes() const;
+  std::string describe() const;  ///< "parameters 1.2 GB, gradients..., activations ..."
+
+ private:
+  int64_t batch_size_;
+  int optimizer_buffers_;
+  double available_;
+  double parameters_ = 0, activations_per_example_ = 0;
+};
+
+/// Parameters a layer of this kind will have for inputs of one example's shape `in` (only linear,
+/// conv2d and batchnorm have any), computed without building it.
+int64_t layer_parameter_count(const LayerSpec& spec, const Shape& in);
+
+}  // namespace exadnn::cli
