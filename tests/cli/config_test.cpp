@@ -12,7 +12,7 @@ TEST(Config, DefaultIsTheFashionMnistMlp) {
   EXPECT_EQ(c.data.batch_size, 128);
   ASSERT_EQ(c.model.size(), 6u);
   EXPECT_EQ(c.model[1].kind, "linear");
-  EXPECT_EQ(c.model[1].out, 512);
+  EXPECT_EQ(c.model[1].settings.count("out"), 512);
   EXPECT_EQ(c.optimizer.name, "sgd");
   EXPECT_DOUBLE_EQ(c.optimizer.lr, 0.05);
   EXPECT_DOUBLE_EQ(c.optimizer.momentum, 0.9);

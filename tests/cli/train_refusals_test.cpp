@@ -94,7 +94,7 @@ TEST(TrainRefusals, EmptyAndMismatchedDatasetsAreNamed) {
 TEST(TrainRefusals, LabelsOutsideTheModelsClassesAreNamedBeforeTraining) {
   const fs::path dir = scratch();
   cli::TrainConfig c = tiny_config(dir, 1);
-  c.model.back().out = 2;  // the data has 3 classes
+  c.model.back().settings.set("out", 2);  // the data has 3 classes
   EXPECT_EXADNN_ERROR(cli::train(c, {}), "train-labels.idx", "has label 2",
                       "outside the 2 classes [0, 1]");
 }
@@ -102,12 +102,13 @@ TEST(TrainRefusals, LabelsOutsideTheModelsClassesAreNamedBeforeTraining) {
 TEST(TrainRefusals, AModelThatCannotFitIsRefusedBeforeItIsAllocated) {
   const fs::path dir = scratch();
   cli::TrainConfig c = tiny_config(dir, 1);
-  c.model[1].out = 3'000'000;  // 16 x 3e6 inputs, then 3e6 x 3: small weights...
+  c.model[1].settings.set("out", 3e6);  // 16 x 3e6 inputs, then 3e6 x 3: small weights...
+  const train::LayerKind& linear = train::layers().at("linear");
   cli::MemoryBudget roomy(16, 1, 64e9);
-  EXPECT_NO_THROW(roomy.add_layer(c.model[1], cli::layer_parameter_count(c.model[1], {16}), 0));
+  EXPECT_NO_THROW(roomy.add_layer(c.model[1], linear.parameters(c.model[1].settings, {16}), 0));
   // ... but a 784 x 3e6 layer needs 2.35e9 parameters: ~28 GB with gradients and momentum.
   cli::MemoryBudget tight(128, 1, 24e9);
-  EXPECT_EXADNN_ERROR(tight.add_layer(c.model[1], cli::layer_parameter_count(c.model[1], {784}), 0),
+  EXPECT_EXADNN_ERROR(tight.add_layer(c.model[1], linear.parameters(c.model[1].settings, {784}), 0),
                       "does not fit in memory", "layer linear (line 4)", "2355000000 parameters",
                       "24 GB are available");
   EXPECT_GT(cli::available_memory_bytes(), 0.0);

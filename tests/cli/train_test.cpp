@@ -124,7 +124,7 @@ TEST(Train, CheckpointOfAnotherModelIsRefused) {
   opts.checkpoint_dir = (dir / "other").string();
   cli::train(tiny_config(dir, 1), opts);
   cli::TrainConfig wider = tiny_config(dir, 2);
-  wider.model[1].out = 32;
+  wider.model[1].settings.set("out", 32);
   opts.resume = true;
   EXPECT_EXADNN_ERROR(cli::train(wider, opts), "last.ckpt", "field 'model.1.weight'", "[32, 16]");
 }

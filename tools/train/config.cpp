@@ -12,6 +12,7 @@
 #include "config_values.h"
 #include "exadnn/core/device.h"
 #include "exadnn/core/error.h"
+#include "exadnn/train/losses.h"
 
 namespace exadnn::cli {
 
@@ -36,12 +37,10 @@ seed: 0
 namespace {
 
 // Upper bounds of the config's counts: far above any real run, low enough that a typo is caught
-// before it allocates or starts threads.
+// before it allocates or starts threads (layer settings: their kinds in train/layers.cpp).
 constexpr int64_t kMaxThreads = 1024;
 constexpr int64_t kMaxEpochs = 1'000'000;
 constexpr int64_t kMaxBatch = int64_t{1} << 24;
-constexpr int64_t kMaxFeatures = (int64_t{1} << 31) - 1;
-constexpr int64_t kMaxWindow = 4096;  // kernel, stride, padding
 
 // Collects every problem with its line, so one run reports them all.
 class Problems {
@@ -154,36 +153,14 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   if (d.dataset == "hdf5" && d.file.empty()) problems.add(node, "dataset 'hdf5' needs 'file'");
 }
 
-// Allowed settings of each layer kind; `required` must be present.
-struct LayerKind {
-  std::set<std::string> keys;
-  std::set<std::string> required;
-};
-const std::map<std::string, LayerKind>& layer_kinds() {
-  static const std::map<std::string, LayerKind> kinds = {
-      {"linear", {{"out"}, {"out"}}},
-      {"conv2d", {{"out", "kernel", "stride", "padding"}, {"out", "kernel"}}},
-      {"maxpool2d", {{"kernel", "stride", "padding"}, {"kernel"}}},
-      {"avgpool2d", {{"kernel", "stride", "padding"}, {"kernel"}}},
-      {"batchnorm", {{}, {}}},
-      {"dropout", {{"p"}, {}}},
-      {"leaky_relu", {{"slope"}, {}}},
-      {"relu", {{}, {}}},
-      {"gelu", {{}, {}}},
-      {"sigmoid", {{}, {}}},
-      {"tanh", {{}, {}}},
-      {"flatten", {{}, {}}},
-  };
-  return kinds;
-}
-
+// The model list: each layer a name from train::layers() ('relu') or one name with settings
+// ('linear: {out: 10}'), every setting checked against the kind's declaration.
 void parse_model(const YAML::Node& node, std::vector<LayerSpec>& layers, Problems& problems) {
   if (!node.IsSequence() || node.size() == 0) {
     problems.add(node, "'model' must be a non-empty list of layers");
     return;
   }
-  std::set<std::string> kind_names;
-  for (const auto& [name, _] : layer_kinds()) kind_names.insert(name);
+  const train::Registry<train::LayerKind>& kinds = train::layers();
   for (const YAML::Node& item : node) {
     LayerSpec spec;
     spec.line = item.Mark().line + 1;
@@ -198,27 +175,34 @@ void parse_model(const YAML::Node& node, std::vector<LayerSpec>& layers, Problem
                    "a layer is a name ('relu') or one name with settings ('linear: {out: 10}')");
       continue;
     }
-    auto kind = layer_kinds().find(spec.kind);
-    if (kind == layer_kinds().end()) {
-      problems.add(
-          item, detail::cat("unknown layer '", spec.kind, "' (allowed: ", join(kind_names), ")"));
+    if (!kinds.contains(spec.kind)) {
+      problems.add(item,
+                   detail::cat("unknown layer '", spec.kind, "' (allowed: ", kinds.known(), ")"));
       continue;
     }
+    const train::LayerKind& kind = kinds.at(spec.kind);
     const std::string where = "layer " + spec.kind;
+    std::set<std::string> allowed;
+    for (const auto& [name, _] : kind.settings) allowed.insert(name);
     if (settings && !settings.IsNull()) {
-      if (!check_keys(settings, kind->second.keys, where, problems)) continue;
+      if (!check_keys(settings, allowed, where, problems)) continue;
       const ReportProblem report = problems.reporter();
-      read_count(settings["out"], where + ".out", 1, kMaxFeatures, spec.out, report);
-      read_count(settings["kernel"], where + ".kernel", 1, kMaxWindow, spec.kernel, report);
-      read_count(settings["stride"], where + ".stride", 0, kMaxWindow, spec.stride, report);
-      read_count(settings["padding"], where + ".padding", 0, kMaxWindow, spec.padding, report);
-      read_real(settings["slope"], where + ".slope", -1e6, 1e6, spec.slope, report);
-      read(settings, "p", spec.p, where, problems, "a number");
+      for (const auto& [name, setting] : kind.settings) {
+        const YAML::Node v = settings[name];
+        if (setting.type == train::LayerSetting::Type::count) {
+          int64_t value = 0;
+          if (read_count(v, where + "." + name, static_cast<int64_t>(setting.lo),
+                         static_cast<int64_t>(setting.hi), value, report))
+            spec.settings.set(name, static_cast<double>(value));
+        } else {
+          double value = 0;
+          if (read_real(v, where + "." + name, setting.lo, setting.hi, value, report))
+            spec.settings.set(name, value);
+        }
+      }
     }
-    for (const auto& key : kind->second.required)
+    for (const auto& key : kind.required)
       if (!settings || !settings[key]) problems.add(item, detail::cat(where, " needs '", key, "'"));
-    if (spec.kind == "dropout" && !(spec.p >= 0 && spec.p < 1))
-      problems.add(item, "layer dropout: 'p' must be in [0, 1)");
     layers.push_back(spec);
   }
 }
@@ -330,7 +314,8 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   } else {
     problems.add_plain("'model' is missing (a list of layers, e.g. '- linear: {out: 10}')");
   }
-  read_choice(root, "loss", c.loss, {"cross_entropy", "mse", "l1", "huber"}, "config", problems);
+  const std::vector<std::string> losses = train::losses().names();
+  read_choice(root, "loss", c.loss, {losses.begin(), losses.end()}, "config", problems);
   if (root["optimizer"]) parse_optimizer(root["optimizer"], c.optimizer, problems);
   if (root["scheduler"]) parse_scheduler(root["scheduler"], c.scheduler, problems);
   read_count(root["epochs"], "epochs", 1, kMaxEpochs, c.epochs, problems.reporter());

@@ -5,21 +5,17 @@
 #include <string>
 #include <vector>
 
+#include "exadnn/train/layers.h"
 #include "hogwild_config.h"
 #include "mpi_config.h"
 
 namespace exadnn::cli {
 
-/// One layer of the model list: its kind ("linear", "relu", ...) and integer/float settings.
+/// One layer of the model list: its kind (a name in train::layers()) and its checked settings.
 struct LayerSpec {
   std::string kind;
-  int line = 0;        ///< line in the config file, for messages
-  int64_t out = 0;     ///< linear: out features; conv2d: out channels
-  int64_t kernel = 0;  ///< conv2d, maxpool2d, avgpool2d
-  int64_t stride = 0;  ///< 0: layer default (1 for conv, kernel for pooling)
-  int64_t padding = 0;
-  double p = 0.5;       ///< dropout probability
-  double slope = 0.01;  ///< leaky_relu
+  int line = 0;  ///< line in the config file, for messages
+  train::LayerSettings settings;
 };
 
 struct DataSpec {

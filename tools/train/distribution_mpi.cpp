@@ -225,16 +225,7 @@ std::unique_ptr<Distribution> make_distribution(const MpiSpec& spec) {
 }
 
 bool abort_job(const std::string& message, int code) {
-  if (!dist::mpi_is_initialized()) return false;
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 2) return false;
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  std::fprintf(stderr, "exadnn (rank %d of %d): %s\n", rank, size, message.c_str());
-  std::fflush(stderr);
-  MPI_Abort(MPI_COMM_WORLD, code);
-  return true;
+  return dist::abort_job(message, code);  // (the MPI layer's own: no second copy here)
 }
 
 }  // namespace exadnn::cli

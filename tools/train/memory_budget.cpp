@@ -84,12 +84,4 @@ std::string MemoryBudget::describe() const {
       gigabytes(2.0 * kValueBytes * activations_per_example_ * static_cast<double>(batch_size_)));
 }
 
-int64_t layer_parameter_count(const LayerSpec& spec, const Shape& in) {
-  if (spec.kind == "linear" && in.size() == 1) return in[0] * spec.out + spec.out;
-  if (spec.kind == "conv2d" && in.size() == 3)
-    return spec.out * in[0] * spec.kernel * spec.kernel + spec.out;
-  if (spec.kind == "batchnorm" && !in.empty()) return 2 * in[0];
-  return 0;
-}
-
 }  // namespace exadnn::cli

@@ -42,8 +42,4 @@ class MemoryBudget {
   double parameters_ = 0, activations_per_example_ = 0;
 };
 
-/// Parameters a layer of this kind will have for inputs of one example's shape `in` (only linear,
-/// conv2d and batchnorm have any), computed without building it.
-int64_t layer_parameter_count(const LayerSpec& spec, const Shape& in);
-
 }  // namespace exadnn::cli

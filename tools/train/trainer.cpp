@@ -26,6 +26,7 @@
 #include "exadnn/optim/rmsprop.h"
 #include "exadnn/optim/sgd.h"
 #include "exadnn/optim/step_lr.h"
+#include "exadnn/train/losses.h"
 #include "loss_watch.h"
 #include "memory_budget.h"
 #include "model_builder.h"
@@ -73,13 +74,7 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(const SchedulerSpec& s, optim
 }
 
 Tensor compute_loss(const std::string& loss, const Tensor& output, const Tensor& target) {
-  if (loss == "cross_entropy") return nn::cross_entropy(output, target);
-  const Tensor y = is_floating(target.dtype())
-                       ? target.reshape(output.shape())
-                       : nn::one_hot(target, output.size(-1), output.dtype());
-  if (loss == "mse") return nn::mse_loss(output, y);
-  if (loss == "l1") return nn::l1_loss(output, y);
-  return nn::huber_loss(output, y);
+  return train::losses().at(loss)(output, target);  // the config checked the name
 }
 
 // Fraction of test examples whose argmax matches the label.

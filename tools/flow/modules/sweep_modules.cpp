@@ -37,7 +37,8 @@ void train_mlp(flow::ModuleContext& ctx) {
   if (ctx.has_arg("hidden")) {
     const int64_t hidden = ctx.arg<int64_t>("hidden");
     for (size_t i = 0; i + 1 < config.model.size(); ++i)  // every linear layer but the output
-      if (config.model[i].kind == "linear") config.model[i].out = hidden;
+      if (config.model[i].kind == "linear")
+        config.model[i].settings.set("out", static_cast<double>(hidden));
   }
   const auto began = std::chrono::steady_clock::now();
   const double accuracy = train(config, {});

@@ -1,0 +1,92 @@
+// Layers and losses registered from C++ under a name of the user's are usable from a YAML config
+// like the built-in ones (issue 15), and every unknown name is one error listing the known ones.
+#include "config.h"
+#include "exadnn/exadnn.h"
+#include "exadnn/train/layers.h"
+#include "exadnn/train/losses.h"
+#include "testing.h"
+#include "tiny_idx.h"
+#include "trainer.h"
+
+using namespace exadnn;
+using exadnn::clitest::scratch;
+namespace fs = std::filesystem;
+
+namespace {
+
+// y = x · gain with one learnable gain per feature: features [F] -> [F].
+class FeatureGain : public nn::Module {
+ public:
+  FeatureGain(int64_t features, double init) : gain_(full({features}, init)) {
+    gain_.requires_grad_();
+    register_parameter("gain", &gain_);
+  }
+  Tensor forward(const Tensor& x) override { return x * gain_; }
+  std::string name() const override { return "FeatureGain"; }
+
+ private:
+  Tensor gain_;
+};
+
+// Registered once per process (the tables live as long as the program).
+void register_custom_names() {
+  static const bool done = [] {
+    train::layers().add(
+        "feature_gain",
+        {{{"init", train::LayerSetting::real(-10, 10)}},
+         {},
+         [](const train::LayerSettings& s, const Shape& in) -> std::shared_ptr<nn::Module> {
+           if (in.size() != 1)
+             throw Error("model",
+                         detail::cat("receives examples of shape ", in, "; flatten first"));
+           return std::make_shared<FeatureGain>(in[0], s.real("init", 1.0));
+         },
+         [](const train::LayerSettings&, const Shape& in) -> int64_t { return in[0]; }});
+    // Cross entropy plus a small penalty on the logits' size.
+    train::losses().add("damped_cross_entropy", [](const Tensor& out, const Tensor& target) {
+      return nn::cross_entropy(out, target) + 1e-3 * mean(out * out);
+    });
+    return true;
+  }();
+  (void)done;
+}
+
+std::string tiny_yaml(const fs::path& dir, const std::string& model, const std::string& loss) {
+  return "data: {dataset: idx, train_images: " + (dir / "train-images.idx").string() +
+         ", train_labels: " + (dir / "train-labels.idx").string() +
+         ", test_images: " + (dir / "test-images.idx").string() +
+         ", test_labels: " + (dir / "test-labels.idx").string() + ", batch_size: 16}\n" +
+         "model:\n" + model + "loss: " + loss +
+         "\noptimizer: {name: sgd, lr: 0.1, momentum: 0.9}\nepochs: 4\nseed: 7\n";
+}
+
+}  // namespace
+
+TEST(CustomNames, ALayerAndALossRegisteredFromCppTrainFromYaml) {
+  register_custom_names();
+  const fs::path dir = scratch();
+  const cli::TrainConfig c = cli::parse_config(
+      tiny_yaml(dir,
+                "  - flatten\n  - feature_gain: {init: 0.5}\n  - linear: {out: 16}\n  - relu\n"
+                "  - linear: {out: 3}\n",
+                "damped_cross_entropy"),
+      "custom.yaml");
+  EXPECT_EQ(c.model[1].settings.real("init"), 0.5);
+  EXPECT_GT(cli::train(c, {}), 0.9);  // the 3 quadrant classes are learnt
+  // The custom layer's settings are checked like the built-ins'.
+  EXPECT_EXADNN_ERROR(
+      cli::parse_config(tiny_yaml(dir, "  - feature_gain: {init: 99, gain: 1}\n", "mse"), "c.yaml"),
+      "c.yaml:3: unknown key 'gain' in layer feature_gain (allowed: init)",
+      "'layer feature_gain.init' must be a finite number from -10 to 10, got '99'");
+  EXPECT_EXADNN_ERROR(train::layers().add("feature_gain", {}),
+                      "'feature_gain' is registered already");
+}
+
+TEST(CustomNames, UnknownLayerAndLossNamesListTheKnownOnes) {
+  const fs::path dir = scratch();
+  EXPECT_EXADNN_ERROR(
+      cli::parse_config(tiny_yaml(dir, "  - flatten\n  - dense: {out: 3}\n", "hinge"), "u.yaml"),
+      "2 problems", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
+      "'config.loss' is 'hinge' (allowed: ", "cross_entropy", "huber, l1, mse");
+  EXPECT_EXADNN_ERROR(train::losses().at("hinge"), "unknown loss 'hinge' (known: ");
+}
