@@ -4,6 +4,8 @@
 #include "exadnn/exadnn.h"
 #include "exadnn/train/layers.h"
 #include "exadnn/train/losses.h"
+#include "exadnn/train/optimizers.h"
+#include "exadnn/train/schedulers.h"
 #include "testing.h"
 #include "tiny_idx.h"
 #include "trainer.h"
@@ -82,11 +84,16 @@ TEST(CustomNames, ALayerAndALossRegisteredFromCppTrainFromYaml) {
                       "'feature_gain' is registered already");
 }
 
-TEST(CustomNames, UnknownLayerAndLossNamesListTheKnownOnes) {
+TEST(CustomNames, UnknownNamesListTheKnownOnesWithTheirLines) {
   const fs::path dir = scratch();
+  const std::string yaml = tiny_yaml(dir, "  - flatten\n  - dense: {out: 3}\n", "hinge");
   EXPECT_EXADNN_ERROR(
-      cli::parse_config(tiny_yaml(dir, "  - flatten\n  - dense: {out: 3}\n", "hinge"), "u.yaml"),
-      "2 problems", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
-      "'config.loss' is 'hinge' (allowed: ", "cross_entropy", "huber, l1, mse");
+      cli::parse_config(yaml, "u.yaml", {"optimizer.name=lbfgs", "scheduler.name=linear"}),
+      "4 problems", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
+      "'config.loss' is 'hinge' (allowed: ", "cross_entropy", "huber, l1, mse",
+      "'optimizer.name' is 'lbfgs' (allowed: adagrad, adam, adamw, rmsprop, sgd)",
+      "'scheduler.name' is 'linear' (allowed: cosine, none, step)");
   EXPECT_EXADNN_ERROR(train::losses().at("hinge"), "unknown loss 'hinge' (known: ");
+  EXPECT_EXADNN_ERROR(train::optimizers().at("lbfgs"), "unknown optimizer 'lbfgs' (known: ");
+  EXPECT_EXADNN_ERROR(train::schedulers().at("linear"), "unknown scheduler 'linear' (known: ");
 }

@@ -13,6 +13,8 @@
 #include "exadnn/core/device.h"
 #include "exadnn/core/error.h"
 #include "exadnn/train/losses.h"
+#include "exadnn/train/optimizers.h"
+#include "exadnn/train/schedulers.h"
 
 namespace exadnn::cli {
 
@@ -212,10 +214,9 @@ void parse_optimizer(const YAML::Node& node, OptimizerSpec& o, Problems& problem
                   {"name", "lr", "momentum", "nesterov", "weight_decay", "beta1", "beta2", "eps"},
                   "optimizer", problems))
     return;
-  read_choice(node, "name", o.name, {"sgd", "adam", "adamw", "adagrad", "rmsprop"}, "optimizer",
-              problems);
-  if (o.name == "adamw") o.weight_decay = 1e-2;
-  if (o.name != "sgd") o.momentum = 0.0;
+  const std::vector<std::string> names = train::optimizers().names();
+  read_choice(node, "name", o.name, {names.begin(), names.end()}, "optimizer", problems);
+  if (train::optimizers().contains(o.name)) train::optimizers().at(o.name).defaults(o);
   // Momentum and the betas are decay factors: 1 or more never forgets and diverges.
   const ReportProblem report = problems.reporter();
   const double below_one = std::nextafter(1.0, 0.0);
@@ -229,7 +230,8 @@ void parse_optimizer(const YAML::Node& node, OptimizerSpec& o, Problems& problem
 }
 
 void parse_scheduler(const YAML::Node& node, SchedulerSpec& s, Problems& problems) {
-  const std::set<std::string> names = {"none", "cosine", "step"};
+  std::set<std::string> names = {"none"};  // no schedule, and the train::schedulers() table
+  for (const std::string& n : train::schedulers().names()) names.insert(n);
   if (node.IsScalar()) {  // 'scheduler: cosine', the defaults of that schedule
     if (names.count(node.Scalar()))
       s.name = node.Scalar();
@@ -247,9 +249,9 @@ void parse_scheduler(const YAML::Node& node, SchedulerSpec& s, Problems& problem
   read_real(node["eta_min"], "scheduler.eta_min", 0, HUGE_VAL, s.eta_min, report);
   read_count(node["step_size"], "scheduler.step_size", 1, kMaxEpochs, s.step_size, report);
   read_real(node["gamma"], "scheduler.gamma", 0, 1e6, s.gamma, report, /*lo_open=*/true);
-  const std::set<std::string> own = s.name == "cosine" ? std::set<std::string>{"t_max", "eta_min"}
-                                    : s.name == "step" ? std::set<std::string>{"step_size", "gamma"}
-                                                       : std::set<std::string>{};
+  const std::set<std::string> own = train::schedulers().contains(s.name)
+                                        ? train::schedulers().at(s.name).settings
+                                        : std::set<std::string>{};
   for (const char* key : {"t_max", "eta_min", "step_size", "gamma"})
     if (node[key] && !own.count(key))
       problems.add(node[key], detail::cat("'scheduler.", key, "' is not a setting of the '", s.name,

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "exadnn/train/layers.h"
+#include "exadnn/train/optimizers.h"
+#include "exadnn/train/schedulers.h"
 #include "hogwild_config.h"
 #include "mpi_config.h"
 
@@ -32,25 +34,9 @@ struct DataSpec {
   std::string file, train_x = "train/x", train_y = "train/y", test_x = "test/x", test_y = "test/y";
 };
 
-struct OptimizerSpec {
-  std::string name = "sgd";  ///< sgd, adam, adamw, adagrad, rmsprop
-  double lr = 0.05;
-  double momentum = 0.9;
-  bool nesterov = false;
-  double weight_decay = 0.0;
-  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
-};
+using train::OptimizerSpec;  ///< optimizer: {name, lr, ...} (exadnn/train/optimizers.h)
 
-/// scheduler: the learning rate over the epochs, stepped once at the end of each epoch.
-struct SchedulerSpec {
-  std::string name = "none";  ///< none, cosine, step
-  int64_t t_max = 0;          ///< cosine: epochs from lr down to eta_min (0: all the epochs)
-  double eta_min = 0.0;       ///< cosine: the lowest rate
-  int64_t step_size = 1;      ///< step: epochs between decays
-  double gamma = 0.1;         ///< step: the factor of each decay
-  /// cosine: the epochs from lr down to eta_min in a run of `epochs` epochs.
-  int64_t cosine_epochs(int64_t epochs) const { return t_max > 0 ? t_max : epochs; }
-};
+using train::SchedulerSpec;  ///< scheduler: {name, ...} (exadnn/train/schedulers.h)
 
 struct TrainConfig {
   DataSpec data;

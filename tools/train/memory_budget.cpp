@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "exadnn/core/error.h"
+#include "exadnn/train/optimizers.h"
 
 namespace exadnn::cli {
 
@@ -48,10 +49,7 @@ MemoryBudget::MemoryBudget(int64_t batch_size, int optimizer_buffers, double ava
     : batch_size_(batch_size), optimizer_buffers_(optimizer_buffers), available_(available) {}
 
 int MemoryBudget::optimizer_buffers(const OptimizerSpec& o) {
-  if (o.name == "adam" || o.name == "adamw") return 2;
-  if (o.name == "sgd") return o.momentum > 0 ? 1 : 0;
-  if (o.name == "rmsprop") return o.momentum > 0 ? 2 : 1;
-  return 1;  // adagrad: the sum of squares
+  return train::optimizers().at(o.name).state_buffers(o);
 }
 
 void MemoryBudget::add_layer(const LayerSpec& spec, int64_t parameters, int64_t output_numel) {

@@ -19,14 +19,9 @@
 #include "exadnn/exadnn.h"
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/io/checkpoint_fields.h"
-#include "exadnn/optim/adagrad.h"
-#include "exadnn/optim/adam.h"
-#include "exadnn/optim/adamw.h"
-#include "exadnn/optim/cosine_annealing_lr.h"
-#include "exadnn/optim/rmsprop.h"
-#include "exadnn/optim/sgd.h"
-#include "exadnn/optim/step_lr.h"
 #include "exadnn/train/losses.h"
+#include "exadnn/train/optimizers.h"
+#include "exadnn/train/schedulers.h"
 #include "loss_watch.h"
 #include "memory_budget.h"
 #include "model_builder.h"
@@ -43,34 +38,14 @@ using DatasetPtr = std::shared_ptr<const data::Dataset>;
 
 std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerSpec& o,
                                                  std::vector<Tensor> params) {
-  if (o.name == "sgd")
-    return std::make_unique<optim::SGD>(params, optim::SGDOptions(o.lr)
-                                                    .momentum(o.momentum)
-                                                    .nesterov(o.nesterov)
-                                                    .weight_decay(o.weight_decay));
-  if (o.name == "adam")
-    return std::make_unique<optim::Adam>(
-        params,
-        optim::AdamOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
-  if (o.name == "adamw")
-    return std::make_unique<optim::AdamW>(
-        params,
-        optim::AdamWOptions(o.lr).betas(o.beta1, o.beta2).eps(o.eps).weight_decay(o.weight_decay));
-  if (o.name == "adagrad")
-    return std::make_unique<optim::Adagrad>(
-        params, optim::AdagradOptions(o.lr).eps(o.eps).weight_decay(o.weight_decay));
-  return std::make_unique<optim::RMSprop>(
-      params,
-      optim::RMSpropOptions(o.lr).momentum(o.momentum).eps(o.eps).weight_decay(o.weight_decay));
+  return train::optimizers().at(o.name).make(std::move(params), o);  // the config checked the name
 }
 
 // The config's learning-rate schedule over `epochs` epochs (none: nullptr).
 std::unique_ptr<optim::LRScheduler> make_scheduler(const SchedulerSpec& s, optim::Optimizer& opt,
                                                    int64_t epochs) {
-  if (s.name == "cosine")
-    return std::make_unique<optim::CosineAnnealingLR>(opt, s.cosine_epochs(epochs), s.eta_min);
-  if (s.name == "step") return std::make_unique<optim::StepLR>(opt, s.step_size, s.gamma);
-  return nullptr;
+  if (s.name == "none") return nullptr;
+  return train::schedulers().at(s.name).make(opt, s, epochs);
 }
 
 Tensor compute_loss(const std::string& loss, const Tensor& output, const Tensor& target) {
@@ -244,15 +219,11 @@ double train(const TrainConfig& config, const TrainOptions& options) {
                 static_cast<long long>(data.train->size()),
                 static_cast<long long>(data.test->size()), data.train->input_shape().str().c_str(),
                 static_cast<long long>(config.data.batch_size), get_num_threads());
-  if (root && scheduler) {
-    const SchedulerSpec& s = config.scheduler;
-    if (s.name == "cosine")
-      std::printf("learning rate: cosine from %g to %g over %lld epochs\n", opt->lr(), s.eta_min,
-                  static_cast<long long>(s.cosine_epochs(config.epochs)));
-    else
-      std::printf("learning rate: %g, times %g every %lld epochs\n", opt->lr(), s.gamma,
-                  static_cast<long long>(s.step_size));
-  }
+  if (root && scheduler)
+    std::printf("learning rate: %s\n", train::schedulers()
+                                           .at(config.scheduler.name)
+                                           .describe(config.scheduler, opt->lr(), config.epochs)
+                                           .c_str());
 
   namespace fs = std::filesystem;
   const std::string last = options.checkpoint_dir.empty()
