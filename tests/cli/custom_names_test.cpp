@@ -1,7 +1,9 @@
 // Layers and losses registered from C++ under a name of the user's are usable from a YAML config
 // like the built-in ones (issue 15), and every unknown name is one error listing the known ones.
 #include "config.h"
+#include "exadnn/data/idx.h"
 #include "exadnn/exadnn.h"
+#include "exadnn/train/datasets.h"
 #include "exadnn/train/layers.h"
 #include "exadnn/train/losses.h"
 #include "exadnn/train/optimizers.h"
@@ -84,16 +86,53 @@ TEST(CustomNames, ALayerAndALossRegisteredFromCppTrainFromYaml) {
                       "'feature_gain' is registered already");
 }
 
+// A dataset kind of the user's: the tiny quadrant images of a folder, read as f32 pixels.
+TEST(CustomNames, ADatasetRegisteredFromCppLoadsFromYaml) {
+  static const bool registered = [] {
+    const auto file = [](const train::DataSpec& d, bool train) {
+      return (fs::path(d.path) / (train ? "train-images.idx" : "test-images.idx")).string();
+    };
+    train::datasets().add(
+        "quadrants",
+        {[](const train::DataSpec& d) { return d.path.empty() ? "needs 'path'" : ""; },
+         [file](const train::DataSpec& d) -> train::TrainingData {
+           const auto split = [&](bool train) {
+             const std::string labels =
+                 (fs::path(d.path) / (train ? "train-labels.idx" : "test-labels.idx")).string();
+             return std::make_shared<data::TensorDataset>(
+                 data::load_idx_dataset(file(d, train), labels, data::Pixels::f32));
+           };
+           return {split(true), split(false), nullptr};
+         },
+         file, file});
+    return true;
+  }();
+  ASSERT_TRUE(registered);
+  const fs::path dir = scratch();
+  const cli::TrainConfig c = cli::parse_config(
+      "data: {dataset: quadrants, path: " + dir.string() +
+          ", batch_size: 16}\nmodel: [flatten, {linear: {out: 16}}, relu, {linear: {out: 3}}]\n"
+          "epochs: 4\noptimizer: {name: sgd, lr: 0.1}\n",
+      "q.yaml");
+  EXPECT_EQ(cli::load_training_data(c.data).train->size(), 192);
+  EXPECT_GT(cli::train(c, {}), 0.9);
+  EXPECT_EXADNN_ERROR(cli::parse_config("data: {dataset: hdf5}\nmodel: [flatten]\n", "h.yaml"),
+                      "h.yaml:1: dataset 'hdf5' needs 'file'");
+}
+
 TEST(CustomNames, UnknownNamesListTheKnownOnesWithTheirLines) {
   const fs::path dir = scratch();
   const std::string yaml = tiny_yaml(dir, "  - flatten\n  - dense: {out: 3}\n", "hinge");
   EXPECT_EXADNN_ERROR(
-      cli::parse_config(yaml, "u.yaml", {"optimizer.name=lbfgs", "scheduler.name=linear"}),
-      "4 problems", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
+      cli::parse_config(yaml, "u.yaml",
+                        {"optimizer.name=lbfgs", "scheduler.name=linear", "data.dataset=imagenet"}),
+      "5 problems", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
       "'config.loss' is 'hinge' (allowed: ", "cross_entropy", "huber, l1, mse",
       "'optimizer.name' is 'lbfgs' (allowed: adagrad, adam, adamw, rmsprop, sgd)",
+      "'data.dataset' is 'imagenet' (allowed: ", "csv, fashion-mnist, hdf5, idx, mnist",
       "'scheduler.name' is 'linear' (allowed: cosine, none, step)");
   EXPECT_EXADNN_ERROR(train::losses().at("hinge"), "unknown loss 'hinge' (known: ");
   EXPECT_EXADNN_ERROR(train::optimizers().at("lbfgs"), "unknown optimizer 'lbfgs' (known: ");
   EXPECT_EXADNN_ERROR(train::schedulers().at("linear"), "unknown scheduler 'linear' (known: ");
+  EXPECT_EXADNN_ERROR(train::datasets().at("imagenet"), "unknown dataset 'imagenet' (known: ");
 }

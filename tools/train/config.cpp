@@ -12,6 +12,7 @@
 #include "config_values.h"
 #include "exadnn/core/device.h"
 #include "exadnn/core/error.h"
+#include "exadnn/train/datasets.h"
 #include "exadnn/train/losses.h"
 #include "exadnn/train/optimizers.h"
 #include "exadnn/train/schedulers.h"
@@ -128,8 +129,8 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
                    "train_x", "train_y", "test_x", "test_y"},
                   "data", problems))
     return;
-  read_choice(node, "dataset", d.dataset, {"fashion-mnist", "mnist", "idx", "csv", "hdf5"}, "data",
-              problems);
+  const std::vector<std::string> names = train::datasets().names();
+  read_choice(node, "dataset", d.dataset, {names.begin(), names.end()}, "data", problems);
   read(node, "path", d.path, "data", problems, "a path");
   read_count(node["batch_size"], "data.batch_size", 1, kMaxBatch, d.batch_size,
              problems.reporter());
@@ -147,12 +148,9 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   read(node, "train_y", d.train_y, "data", problems, "a dataset name");
   read(node, "test_x", d.test_x, "data", problems, "a dataset name");
   read(node, "test_y", d.test_y, "data", problems, "a dataset name");
-  if (d.dataset == "idx" && (d.train_images.empty() || d.train_labels.empty() ||
-                             d.test_images.empty() || d.test_labels.empty()))
-    problems.add(node, "dataset 'idx' needs train_images, train_labels, test_images, test_labels");
-  if (d.dataset == "csv" && (d.train_file.empty() || d.test_file.empty()))
-    problems.add(node, "dataset 'csv' needs 'train' and 'test' files");
-  if (d.dataset == "hdf5" && d.file.empty()) problems.add(node, "dataset 'hdf5' needs 'file'");
+  const std::string lacks =
+      train::datasets().contains(d.dataset) ? train::datasets().at(d.dataset).missing(d) : "";
+  if (!lacks.empty()) problems.add(node, detail::cat("dataset '", d.dataset, "' ", lacks));
 }
 
 // The model list: each layer a name from train::layers() ('relu') or one name with settings

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "exadnn/train/datasets.h"
 #include "exadnn/train/layers.h"
 #include "exadnn/train/optimizers.h"
 #include "exadnn/train/schedulers.h"
@@ -20,19 +21,7 @@ struct LayerSpec {
   train::LayerSettings settings;
 };
 
-struct DataSpec {
-  std::string dataset = "fashion-mnist";  ///< fashion-mnist, mnist, idx, csv, hdf5
-  std::string path = "/usr/share/datasets/fashion-mnist";
-  int64_t batch_size = 128;
-  bool shuffle = true;
-  // idx: explicit files
-  std::string train_images, train_labels, test_images, test_labels;
-  // csv: files and the label column; hdf5: file and dataset names
-  std::string train_file, test_file;
-  int64_t label_column = 0;
-  bool header = true;
-  std::string file, train_x = "train/x", train_y = "train/y", test_x = "test/x", test_y = "test/y";
-};
+using train::DataSpec;  ///< data: {dataset, ...} (exadnn/train/datasets.h)
 
 using train::OptimizerSpec;  ///< optimizer: {name, lr, ...} (exadnn/train/optimizers.h)
 

@@ -11,14 +11,12 @@
 #include <nlohmann/json.hpp>
 
 #include "distribution.h"
-#include "exadnn/data/csv.h"
 #include "exadnn/data/data_loader.h"
-#include "exadnn/data/hdf5.h"
-#include "exadnn/data/idx.h"
 #include "exadnn/data/validate.h"
 #include "exadnn/exadnn.h"
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/io/checkpoint_fields.h"
+#include "exadnn/train/datasets.h"
 #include "exadnn/train/losses.h"
 #include "exadnn/train/optimizers.h"
 #include "exadnn/train/schedulers.h"
@@ -125,43 +123,6 @@ void write_metrics(const std::string& path, const TrainConfig& config,
 
 namespace {
 
-TrainingData read_datasets(const DataSpec& d) {
-  auto wrap = [](data::TensorDataset ds) -> DatasetPtr {
-    return std::make_shared<data::TensorDataset>(std::move(ds));
-  };
-  // IDX images stay u8 (a quarter of f32's memory) and become pixel / 255 per batch.
-  const auto to_float = std::make_shared<data::ToFloat>(1.0 / 255.0);
-  if (d.dataset == "fashion-mnist" || d.dataset == "mnist")
-    return {wrap(data::load_mnist(d.path, data::Split::train, data::Pixels::u8)),
-            wrap(data::load_mnist(d.path, data::Split::test, data::Pixels::u8)), to_float};
-  if (d.dataset == "idx")
-    return {wrap(data::load_idx_dataset(d.train_images, d.train_labels, data::Pixels::u8)),
-            wrap(data::load_idx_dataset(d.test_images, d.test_labels, data::Pixels::u8)), to_float};
-  if (d.dataset == "csv") {
-    const auto opts = data::CsvOptions().header(d.header).label_column(d.label_column);
-    return {wrap(data::load_csv_dataset(d.train_file, opts)),
-            wrap(data::load_csv_dataset(d.test_file, opts)), nullptr};
-  }
-  return {wrap(data::load_hdf5_dataset(d.file, d.train_x, d.train_y)),
-          wrap(data::load_hdf5_dataset(d.file, d.test_x, d.test_y)), nullptr};
-}
-
-// "train-images.idx" / "train.csv" / "file.h5 (train/x)": the source of one split, for messages.
-std::string split_source(const DataSpec& d, bool train) {
-  if (d.dataset == "fashion-mnist" || d.dataset == "mnist")
-    return detail::cat(d.dataset, " in ", d.path, train ? " (training set)" : " (test set)");
-  if (d.dataset == "idx") return train ? d.train_images : d.test_images;
-  if (d.dataset == "csv") return train ? d.train_file : d.test_file;
-  return detail::cat(d.file, " (", train ? d.train_x : d.test_x, ")");
-}
-
-// "train-labels.idx" / "train.csv" / "file.h5 (train/y)": where one split's labels come from.
-std::string label_source(const DataSpec& d, bool train) {
-  if (d.dataset == "idx") return train ? d.train_labels : d.test_labels;
-  if (d.dataset == "hdf5") return detail::cat(d.file, " (", train ? d.train_y : d.test_y, ")");
-  return split_source(d, train);
-}
-
 // Integer targets must be classes the model scores: [0, the width of its output).
 void check_labels(nn::Module& model, const TrainingData& data, const DataSpec& d) {
   if (is_floating(data.train->target_dtype())) return;  // regression targets
@@ -172,24 +133,12 @@ void check_labels(nn::Module& model, const TrainingData& data, const DataSpec& d
   model.eval();
   const int64_t classes = model.forward(x).size(-1);
   model.train();
-  data::check_class_labels(*data.train, classes, label_source(d, true));
-  data::check_class_labels(*data.test, classes, label_source(d, false));
+  const train::DatasetKind& kind = train::datasets().at(d.dataset);
+  data::check_class_labels(*data.train, classes, kind.label_source(d, true));
+  data::check_class_labels(*data.test, classes, kind.label_source(d, false));
 }
 
 }  // namespace
-
-TrainingData load_training_data(const DataSpec& d) {
-  TrainingData data = read_datasets(d);
-  EXADNN_CHECK(data.train->size() > 0, "data", split_source(d, true),
-               " holds no examples: there is nothing to train on");
-  EXADNN_CHECK(data.test->size() > 0, "data", split_source(d, false),
-               " holds no examples: there is nothing to score the model on");
-  EXADNN_CHECK(data.train->input_shape() == data.test->input_shape(), "data",
-               "the test examples have shape ", data.test->input_shape(), " (",
-               split_source(d, false), ") but the training examples ", data.train->input_shape(),
-               " (", split_source(d, true), ")");
-  return data;
-}
 
 double train(const TrainConfig& config, const TrainOptions& options) {
   if (config.threads > 0) set_num_threads(config.threads);

@@ -5,8 +5,7 @@
 #include <string>
 
 #include "config.h"
-#include "exadnn/data/dataset.h"
-#include "exadnn/data/transforms.h"
+#include "exadnn/train/datasets.h"
 
 namespace exadnn::cli {
 
@@ -18,15 +17,8 @@ struct TrainOptions {
   std::string plot;            ///< PNG of loss and accuracy per epoch ("" = none)
 };
 
-/// A config's training and test sets and the transform their loaders apply to each batch of
-/// inputs (IDX images are held as u8 and made f32 pixel / 255 per batch; none for CSV/HDF5).
-struct TrainingData {
-  std::shared_ptr<const data::Dataset> train, test;
-  std::shared_ptr<const data::Transform> transform;
-};
-
-/// Loads the datasets a config names.
-TrainingData load_training_data(const DataSpec& d);
+using train::load_training_data;  ///< the config's datasets (exadnn/train/datasets.h)
+using train::TrainingData;
 
 /// Trains as configured; prints progress; returns the final test accuracy.
 double train(const TrainConfig& config, const TrainOptions& options);

@@ -1,0 +1,53 @@
+// The datasets a training config names ("data: {dataset: idx, ...}"), as a registry users extend:
+// each kind says which settings it needs, loads the training and test sets, and names where a
+// split's examples and labels come from (for messages).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "exadnn/data/dataset.h"
+#include "exadnn/data/transforms.h"
+#include "exadnn/train/registry.h"
+
+namespace exadnn::train {
+
+/// The `data` section of a config (each kind reads the fields it needs).
+struct DataSpec {
+  std::string dataset = "fashion-mnist";
+  std::string path = "/usr/share/datasets/fashion-mnist";  ///< fashion-mnist, mnist: the folder
+  int64_t batch_size = 128;
+  bool shuffle = true;
+  std::string train_images, train_labels, test_images, test_labels;  ///< idx
+  std::string train_file, test_file;                                 ///< csv
+  int64_t label_column = 0;                                          ///< csv
+  bool header = true;                                                ///< csv
+  std::string file, train_x = "train/x", train_y = "train/y", test_x = "test/x",
+                    test_y = "test/y";  ///< hdf5: the file and its datasets
+};
+
+/// A config's training and test sets and the transform their loaders apply to each batch of
+/// inputs (IDX images are held as u8 and made f32 pixel / 255 per batch).
+struct TrainingData {
+  std::shared_ptr<const data::Dataset> train, test;
+  std::shared_ptr<const data::Transform> transform;
+};
+
+struct DatasetKind {
+  /// What the spec lacks for this kind ("needs 'file'"); empty when complete.
+  std::function<std::string(const DataSpec&)> missing;
+  std::function<TrainingData(const DataSpec&)> load;
+  /// Where a split's examples (and its labels) come from: "train-images.idx", "a.h5 (train/x)".
+  std::function<std::string(const DataSpec&, bool train)> source, label_source;
+};
+
+/// fashion-mnist, mnist, idx, csv, hdf5, and every kind added with datasets().add(name, kind).
+Registry<DatasetKind>& datasets();
+
+/// Loads the datasets `d` names and checks that both splits hold examples of one shape (an
+/// Error naming the files otherwise).
+TrainingData load_training_data(const DataSpec& d);
+
+}  // namespace exadnn::train
