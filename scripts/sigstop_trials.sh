@@ -29,7 +29,7 @@ hangs=0 ended=0
 for transport in mpi shared_memory; do
   for ((t = 1; t <= trials; t++)); do
     log="$work/$transport-$t.log"
-    OMP_NUM_THREADS=1 "${mpirun[@]}" "$exadnn" train --set epochs=5 \
+    OMP_NUM_THREADS=1 "${mpirun[@]}" "$exadnn" train --set epochs=50 \
       --set distributed.mode=allreduce --set distributed.transport="$transport" \
       --set distributed.timeout_s=10 >"$log" 2>&1 &
     launcher=$!

@@ -54,6 +54,7 @@ void GradScaler::unscale(Optimizer& opt) {
         lookup<SumSquaresKernel>(OpId::sum_squares, dense.device().kind, dense.dtype())(dense);
     if (!std::isfinite(ss)) found_inf_ = true;
   }
+  if (options_.overflow_agreement()) found_inf_ = options_.overflow_agreement()(found_inf_);
 }
 
 bool GradScaler::step(Optimizer& opt) {

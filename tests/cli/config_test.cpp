@@ -84,7 +84,12 @@ TEST(Config, PrecisionIsFp32Bf16OrFp16) {
                       "'config.precision' is 'fp8' (allowed: bf16, fp16, fp32)");
   EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml() + "distributed: {mode: hogwild}\n",
                                    "default", {"precision=fp16"}),
-                      "'precision: fp16' (loss scaling) runs in one process only");
+                      "'precision: fp16' (loss scaling) runs in one process or with",
+                      "use bf16 with the other modes");
+  EXPECT_EQ(parse_config(cli::default_config_yaml() + "distributed: {mode: allreduce}\n", "default",
+                         {"precision=fp16"})
+                .precision,
+            "fp16");
 }
 
 TEST(Config, SchedulerIsNoneCosineOrStepWithItsOwnSettings) {

@@ -2,10 +2,12 @@
 // off, awkward bucket sizes and dtypes, gradient accumulation, layout mismatches.
 #include "exadnn/dist/data_parallel.h"
 
+#include <cmath>
 #include <cstdlib>
 
 #include "dist_testing.h"
 #include "exadnn/ops/inplace.h"
+#include "exadnn/optim/grad_scaler.h"
 
 namespace exadnn::dist {
 namespace {
@@ -122,6 +124,77 @@ TEST_P(TransportTest, NoSyncAccumulatesThenAveragesOnce) {
     sum_of_grads = sum_of_grads.defined() ? sum_of_grads + g : g.clone();
   }
   EXPECT_TRUE(exadnn::testing::all_close(synced, sum_of_grads * (1.0 / comm.size())));
+}
+
+// fp16-style loss scaling under data parallelism: one rank's gradients are NaN at step 2, the
+// ranks agree on the verdict (GradScalerOptions::overflow_agreement), so every rank skips the
+// same steps, backs off to the same scale and keeps the same weights.
+TEST_P(TransportTest, LossScalingSkipsTheSameStepsOnEveryRank) {
+  Communicator comm = Communicator::world();
+  const int64_t shard = 12 / comm.size();
+  auto model = mlp();
+  DataParallel ddp(*model, comm, ReducerOptions().transport(GetParam()));
+  const auto any_rank = [&comm](bool flag) {
+    Tensor t = from_vector<int32_t>({flag ? 1 : 0});
+    comm.allreduce(t, ReduceOp::max).wait();
+    return t.data<int32_t>()[0] != 0;
+  };
+  optim::GradScaler scaler(
+      optim::GradScalerOptions().init_scale(1024).overflow_agreement(any_rank));
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
+  FixedBatch b;
+  std::vector<int32_t> skipped;
+  for (int step = 0; step < 5; ++step) {
+    Tensor x = b.x.narrow(0, comm.rank() * shard, shard);
+    // The last rank's inputs turn its gradients to NaN at step 2 only.
+    if (step == 2 && comm.rank() == comm.size() - 1) x = x * std::nan("");
+    opt.zero_grad();
+    scaler.scale(nn::cross_entropy((*model)(x), b.y.narrow(0, comm.rank() * shard, shard)))
+        .backward();
+    skipped.push_back(scaler.step(opt) ? 0 : 1);
+    scaler.update();
+  }
+  EXPECT_EQ(skipped, (std::vector<int32_t>{0, 0, 1, 0, 0}));
+  // Every rank: the same skips, the same scale, the same weights (max over ranks == min).
+  for (size_t i = 0; i < skipped.size(); ++i) {
+    Tensor hi = from_vector<int32_t>({skipped[i]}), lo = hi.clone();
+    comm.allreduce(hi, ReduceOp::max).wait();
+    comm.allreduce(lo, ReduceOp::min).wait();
+    EXPECT_EQ(hi.data<int32_t>()[0], lo.data<int32_t>()[0]) << "step " << i;
+  }
+  Tensor scale = from_vector<double>({scaler.get_scale()});
+  comm.allreduce(scale, ReduceOp::max).wait();
+  EXPECT_EQ(scale.data<double>()[0], scaler.get_scale());
+  EXPECT_EQ(scaler.get_scale(), 512);  // backed off once
+  for (const Tensor& p : model->parameters()) {
+    Tensor hi = p.detach().clone(), lo = p.detach().clone();
+    comm.allreduce(hi, ReduceOp::max).wait();
+    comm.allreduce(lo, ReduceOp::min).wait();
+    EXPECT_EQ(values(hi), values(lo));
+  }
+}
+
+// The agreement alone, without averaging: only the last rank's gradients are NaN, yet every rank
+// skips that step (a rank deciding alone would step and fall out of line with the others).
+TEST(LossScaling, OverflowAgreementMakesEveryRankSkipTogether) {
+  Communicator comm = Communicator::world();
+  auto model = mlp();
+  const auto any_rank = [&comm](bool flag) {
+    Tensor t = from_vector<int32_t>({flag ? 1 : 0});
+    comm.allreduce(t, ReduceOp::max).wait();
+    return t.data<int32_t>()[0] != 0;
+  };
+  optim::GradScaler scaler(optim::GradScalerOptions().overflow_agreement(any_rank));
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
+  FixedBatch b;
+  for (int step = 0; step < 3; ++step) {
+    Tensor x = b.x;
+    if (step == 1 && comm.rank() == comm.size() - 1) x = x * std::nan("");
+    opt.zero_grad();
+    scaler.scale(nn::cross_entropy((*model)(x), b.y)).backward();
+    EXPECT_EQ(scaler.step(opt), step != 1) << "rank " << comm.rank() << ", step " << step;
+    scaler.update();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(DataParallel, TransportTest, kTransports, transport_label);

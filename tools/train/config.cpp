@@ -351,10 +351,10 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
                              "' the updates are applied by ",
                              c.hogwild.enabled ? "the worker threads'" : "the servers'",
                              " own optimizers, which it cannot reach"));
-  if (c.precision == "fp16" && (c.hogwild.enabled || c.mpi.enabled))
+  if (c.precision == "fp16" && (c.hogwild.enabled || (c.mpi.enabled && c.mpi.mode != "allreduce")))
     problems.add(root["precision"],
-                 "'precision: fp16' (loss scaling) runs in one process only; "
-                 "use bf16 with 'distributed'");
+                 "'precision: fp16' (loss scaling) runs in one process or with 'distributed.mode: "
+                 "allreduce' (one overflow verdict for every rank); use bf16 with the other modes");
   problems.throw_if_any();
   std::ostringstream emitted;
   emitted << root;

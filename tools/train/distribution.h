@@ -10,6 +10,7 @@
 #include "config.h"
 #include "exadnn/data/data_loader.h"
 #include "exadnn/nn/module.h"
+#include "exadnn/optim/grad_scaler.h"
 #include "exadnn/optim/optimizer.h"
 
 namespace exadnn::cli {
@@ -45,8 +46,12 @@ class Distribution {
                               const std::function<void(const data::Batch&)>& train_step) {
     for (const data::Batch& batch : loader) train_step(batch);
   }
-  /// Applies this step's gradients (the optimizer's step, or the parameter server's).
-  virtual void step(optim::Optimizer& opt) { opt.step(); }
+  /// Applies this step's gradients (the optimizer's step, or the parameter server's), through
+  /// the loss scaler (a pass-through when it is off); false: the scaler skipped the step.
+  virtual bool step(optim::Optimizer& opt, optim::GradScaler& scaler) { return scaler.step(opt); }
+  /// Whether `flag` is true on any rank that trains (the loss scaler's overflow verdict, so
+  /// every rank skips the same steps); one process: `flag`.
+  virtual bool any_rank(bool flag) { return flag; }
   /// Parameter-server ranks: apply the workers' updates until they finish.
   virtual void serve() {}
   /// The optimizer state a checkpoint keeps, on the root; every rank that trains calls it at the

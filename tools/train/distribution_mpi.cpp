@@ -87,9 +87,15 @@ class AllreduceDistribution : public MpiDistribution {
             .first_bucket_bytes(mib(spec_.first_bucket_mb))
             .transport(dist::parse_reducer_transport(spec_.transport, "distributed.transport")));
   }
-  void step(optim::Optimizer& opt) override {
-    opt.step();
+  bool step(optim::Optimizer& opt, optim::GradScaler& scaler) override {
+    const bool stepped = scaler.step(opt);  // gradients averaged: every rank decides alike
     straggle();
+    return stepped;
+  }
+  bool any_rank(bool flag) override {
+    Tensor t = from_vector<int32_t>({flag ? 1 : 0});
+    world_.allreduce(t, dist::ReduceOp::max).wait();
+    return t.data<int32_t>()[0] != 0;
   }
   EpochTotals combine(const EpochTotals& mine) override {
     const EpochTotals all = combine_over(world_, mine);
@@ -124,7 +130,10 @@ class ParameterServerDistribution : public MpiDistribution {
                                                       .push_every(spec_.push_every)
                                                       .pull_every(spec_.pull_every));
   }
-  void step(optim::Optimizer&) override { ps_->step(); }
+  bool step(optim::Optimizer&, optim::GradScaler&) override {  // fp16 is refused with it
+    ps_->step();
+    return true;
+  }
   void serve() override { ps_->serve(); }
   EpochTotals combine(const EpochTotals& mine) override { return combine_over(ps_->group(), mine); }
   // The optimizer state is the servers': gathered for checkpoints, scattered on --resume.
@@ -174,7 +183,7 @@ class AsyncRmaDistribution : public MpiDistribution {
       train_step(loader.build(ticket, epoch, order));
     }
   }
-  void step(optim::Optimizer& opt) override {
+  bool step(optim::Optimizer& opt, optim::GradScaler&) override {  // fp16 is refused with it
     const auto* sgd = dynamic_cast<const optim::SGD*>(&opt);
     if (sgd && sgd->options().momentum() == 0 && sgd->options().weight_decay() == 0 &&
         !sgd->options().maximize())
@@ -182,6 +191,7 @@ class AsyncRmaDistribution : public MpiDistribution {
     else
       store_->step(opt);
     straggle();
+    return true;
   }
   EpochTotals combine(const EpochTotals& mine) override {
     // Out of batches: the others, still finishing theirs, must not wait for this rank's updates

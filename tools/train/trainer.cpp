@@ -159,7 +159,11 @@ double train(const TrainConfig& config, const TrainOptions& options) {
   const auto scheduler = make_scheduler(config.scheduler, *opt, config.epochs);
   // precision: bf16 | fp16 — the forward pass under autocast; fp16 scales the loss.
   const DType autocast_dtype = autocast_for(config.precision);
-  optim::GradScaler scaler(optim::GradScalerOptions().enabled(config.precision == "fp16"));
+  // fp16 with allreduce: every rank skips the same steps (one overflow verdict for the job).
+  optim::GradScaler scaler(
+      optim::GradScalerOptions()
+          .enabled(config.precision == "fp16")
+          .overflow_agreement([&](bool f) { return distribution->any_rank(f); }));
   if (root)
     std::printf("model: %lld parameters\n%s\n", static_cast<long long>(model->parameter_count()),
                 model->repr().c_str());
@@ -260,15 +264,9 @@ double train(const TrainConfig& config, const TrainOptions& options) {
                               batch.targets.to(device));
         }
         opt->zero_grad();
-        bool skipped = false;
-        if (scaler.options().enabled()) {  // fp16: dynamic loss scaling (one process)
-          scaler.scale(loss).backward();
-          skipped = !scaler.step(*opt);
-          scaler.update();
-        } else {
-          loss.backward();
-          distribution->step(*opt);
-        }
+        scaler.scale(loss).backward();  // fp16: dynamic loss scaling; otherwise pass-throughs
+        const bool skipped = !distribution->step(*opt, scaler);
+        scaler.update();
         const double value = loss.item<double>();
         loss_watch.observe(value, epoch, batches + 1, skipped);
         loss_sum += value;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "exadnn/core/state_dict.h"
 #include "exadnn/core/tensor.h"
@@ -43,8 +44,17 @@ class GradScalerOptions {
   double backoff_factor() const { return backoff_factor_; }
   int64_t growth_interval() const { return growth_interval_; }
   bool enabled() const { return enabled_; }
+  /// Data parallel: combines this process's "the gradients overflowed" with the other ranks'
+  /// (true if any rank's did), so every rank skips the same steps and keeps the same scale.
+  /// Unset: this process decides alone.
+  GradScalerOptions& overflow_agreement(std::function<bool(bool)> any_rank) {
+    overflow_agreement_ = std::move(any_rank);
+    return *this;
+  }
+  const std::function<bool(bool)>& overflow_agreement() const { return overflow_agreement_; }
 
  private:
+  std::function<bool(bool)> overflow_agreement_;
   double init_scale_ = 65536.0;  // 2^16
   double growth_factor_ = 2.0;
   double backoff_factor_ = 0.5;
