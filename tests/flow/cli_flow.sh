@@ -6,7 +6,7 @@
 #                message naming it; with on_error: continue the run goes on and exits 0; peers
 #                stuck waiting for the rank that threw end in an abort after the grace period;
 #      sweep:    workflows/hyperparameter_sweep.yaml on 4 ranks writes the best configuration;
-#      in_situ:  workflows/in_situ_learning.yaml on 3 ranks learns the simulation's stencil;
+#      in_situ:  apps/diffusion/workflows/in_situ_learning.yaml on 3 ranks learns the simulation's stencil;
 #      failed_producers: the examples' modules with a failing producer (on_error: continue) end
 #                instead of hanging: the learner whose simulation failed, and select_best whose
 #                trainings failed, are reported as failed, naming the cause (each run is cut at
@@ -32,7 +32,7 @@ case "$mode" in
 commands)
   expect 0 "ok \(2 modules, 2 groups, 1 iteration; needs at least 3 ranks\)" \
     "$exadnn" flow check "$here/workflows/hyperparameter_sweep.yaml"
-  expect 0 "ok \(2 modules, 1 groups, 2 iterations" "$exadnn" flow check "$here/workflows/in_situ_learning.yaml"
+  expect 0 "ok \(2 modules, 1 groups, 2 iterations" "$exadnn" flow check "$here/apps/diffusion/workflows/in_situ_learning.yaml"
   expect 2 "the job has 2 ranks; the Executive needs 3 at least" \
     "$exadnn" flow check --ranks 2 "$here/workflows/hyperparameter_sweep.yaml"
   expect 2 "invalid_types.yaml:5: module 'simulate' 'ranks' \(or 'all'\) must be an integer" \
@@ -41,7 +41,7 @@ commands)
     "$exadnn" flow check "$here/tests/flow/control_files/invalid_cycle.yaml"
   expect 0 "group report  \(after sweep\)" "$exadnn" flow graph "$here/workflows/hyperparameter_sweep.yaml"
   expect 0 "\"simulate\" -> \"learn\" \[style=dashed, label=\"snapshots\"\]" \
-    "$exadnn" flow graph --dot "$here/workflows/in_situ_learning.yaml"
+    "$exadnn" flow graph --dot "$here/apps/diffusion/workflows/in_situ_learning.yaml"
   ;;
 errors)
   for on_error in stop continue; do
@@ -84,7 +84,7 @@ assert d['best']['test_accuracy'] == max(r['test_accuracy'] for r in d['all']) >
     || fail "the timeline does not hold 9 tasks"
   ;;
 in_situ)
-  expect 0 "workflow finished: 2 tasks" "${mpiexec[@]}" -np 3 "$exadnn" flow run "$here/workflows/in_situ_learning.yaml"
+  expect 0 "workflow finished: 2 tasks" "${mpiexec[@]}" -np 3 "$exadnn" flow run "$here/apps/diffusion/workflows/in_situ_learning.yaml"
   grep -A4 "^surrogate" out.log
   error=$(field in_situ_surrogate.json max_stencil_error)
   python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.05 else 1)" "$error" \

@@ -1,26 +1,26 @@
-// Built-in modules of in-situ learning (workflows/in_situ_learning.yaml):
-//   diffusion_sim     a 2-D heat equation u_t = a (u_xx + u_yy) + f (f a small random source) on an
-//   n x n grid with zero
-//                     boundaries (explicit 5-point scheme); streams a snapshot of the field over a
-//                     channel every `every` steps
+// The workflow modules of in-situ learning (workflows/in_situ_learning.yaml):
+//   diffusion_sim     the heat equation of diffusion/heat2d.h on an n x n grid; streams a snapshot
+//                     of the field over a channel every `every` steps
 //   surrogate_train   learns, as snapshots arrive, a 3x3 convolution that maps one snapshot to the
 //                     next; with every = 1 the exact answer is the scheme's own stencil
 //                     [[0, r, 0], [r, 1 - 4r, r], [0, r, 0]] (r = a dt / dx^2), which it reports
 // Stream protocol on the channel: first a 1-element i64 tensor with the snapshot count, then the
 // snapshots, each an f32 tensor [n, n].
+#include <exadnn/exadnn.h>
+#include <exadnn/flow/channel.h>
+#include <exadnn/flow/module.h>
+#include <exadnn/nn/conv.h>
+#include <exadnn/nn/loss.h>
+#include <exadnn/optim/adam.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "exadnn/exadnn.h"
-#include "exadnn/flow/channel.h"
-#include "exadnn/flow/module.h"
-#include "exadnn/nn/conv.h"
-#include "exadnn/nn/loss.h"
-#include "exadnn/optim/adam.h"
+#include "diffusion/heat2d.h"
 
-namespace exadnn::cli {
+namespace exadnn::apps::diffusion {
 
 namespace {
 
@@ -29,49 +29,24 @@ namespace {
 // 1.0: it keeps short wavelengths alive, so the stencil can be identified), channel, seed.
 void diffusion_sim(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
-  const int n = ctx.arg<int>("n", 64), snapshots = ctx.arg<int>("snapshots", 100),
-            every = ctx.arg<int>("every", 1);
-  const double r = ctx.arg<double>("r", 0.2), forcing = ctx.arg<double>("forcing", 1.0);
-  EXADNN_CHECK(n >= 4 && snapshots >= 1 && every >= 1 && r > 0 && r < 0.25, "diffusion_sim",
-               ctx.describe(),
-               ": need n >= 4, snapshots >= 1, every >= 1 and 0 < r < 0.25 (stability)");
+  const int snapshots = ctx.arg<int>("snapshots", 100), every = ctx.arg<int>("every", 1);
+  EXADNN_CHECK(snapshots >= 1 && every >= 1, "diffusion_sim", ctx.describe(),
+               ": need snapshots >= 1 and every >= 1");
+  Heat2dOptions options;
+  options.n = ctx.arg<int>("n", 64);
+  options.r = ctx.arg<double>("r", 0.2);
+  options.forcing = ctx.arg<double>("forcing", 1.0);
+  options.seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1));
+  Heat2d heat(options);
+  heat.random_start(static_cast<uint64_t>(ctx.iteration()));
   flow::Channel& out = ctx.channel(ctx.arg<std::string>("channel", "snapshots"));
-  // Initial field: a few Gaussian hot spots placed by the seed (and the iteration) on white noise
-  // (the noise's short wavelengths are what make the stencil identifiable from the snapshots).
-  std::vector<float> u(static_cast<size_t>(n) * n, 0.f), next(u.size(), 0.f);
-  uint64_t state = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1)) * 6364136223846793005ull +
-                   ctx.iteration() + 1;
-  auto uniform = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return (state >> 11) * 0x1.0p-53;
-  };
-  for (int i = 1; i < n - 1; ++i)
-    for (int j = 1; j < n - 1; ++j) u[i * n + j] = static_cast<float>(uniform());
-  for (int spot = 0; spot < 4; ++spot) {
-    const double cx = n * (0.2 + 0.6 * uniform()), cy = n * (0.2 + 0.6 * uniform()),
-                 w = n * (0.04 + 0.06 * uniform());
-    for (int i = 1; i < n - 1; ++i)
-      for (int j = 1; j < n - 1; ++j)
-        u[i * n + j] += static_cast<float>(
-            std::exp(-((i - cx) * (i - cx) + (j - cy) * (j - cy)) / (2 * w * w)));
-  }
-  const Tensor count =
-      from_vector<int64_t>({snapshots + 1});  // the initial field, then `snapshots`
-  out.send(count).wait();
+  const int n = heat.n();
+  out.send(from_vector<int64_t>({snapshots + 1})).wait();  // the initial field, then `snapshots`
   std::vector<dist::Work> pending;
-  auto send_field = [&] { pending.push_back(out.send(from_vector<float>(u, {n, n}))); };
+  auto send_field = [&] { pending.push_back(out.send(from_vector<float>(heat.field(), {n, n}))); };
   send_field();
   for (int s = 0; s < snapshots; ++s) {
-    for (int step = 0; step < every; ++step) {
-      for (int i = 1; i < n - 1; ++i)
-        for (int j = 1; j < n - 1; ++j) {
-          const int k = i * n + j;
-          next[k] =
-              static_cast<float>(u[k] + r * (u[k - 1] + u[k + 1] + u[k - n] + u[k + n] - 4 * u[k]) +
-                                 forcing * (uniform() - 0.5));
-        }
-      u.swap(next);
-    }
+    for (int step = 0; step < every; ++step) heat.step();
     send_field();
   }
   for (auto& w : pending) w.wait();
@@ -132,4 +107,4 @@ void surrogate_train(flow::ModuleContext& ctx) {
 EXADNN_FLOW_MODULE(diffusion_sim, diffusion_sim);
 EXADNN_FLOW_MODULE(surrogate_train, surrogate_train);
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::apps::diffusion
