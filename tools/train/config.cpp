@@ -270,6 +270,8 @@ void apply_override(YAML::Node& root, const std::string& text, Problems& problem
   YAML::Node value;
   try {
     value = YAML::Load(text.substr(eq + 1));
+    // A scalar from --set has no line in the config: a node without a mark is reported so.
+    if (value.IsScalar()) value = YAML::Node(value.Scalar());
   } catch (const YAML::Exception& e) {
     problems.add_plain(detail::cat("--set '", text, "': bad value: ", e.msg));
     return;
