@@ -1,8 +1,8 @@
-// Tensor: layout queries and autograd accessors. Views, conversions and printing live in src/ops.
+// Tensor: layout queries and autograd accessors. Views, conversions and printing are defined in
+// src/ops, backward() in src/autograd; nothing here calls them.
 #include "exadnn/core/tensor.h"
 
 #include <atomic>
-#include <ostream>
 
 namespace exadnn {
 
@@ -16,7 +16,9 @@ TensorImpl& Tensor::impl() const {
   return *impl_;
 }
 
-int64_t Tensor::size(int64_t d) const { return shape()[normalize_axis(d, dim(), "Tensor::size")]; }
+int64_t Tensor::size(int64_t d) const {
+  return shape()[normalize_axis(d, dim(), "Tensor::size")];
+}
 
 bool Tensor::is_contiguous() const {
   const TensorImpl& t = impl();
@@ -35,7 +37,8 @@ bool Tensor::shares_storage_with(const Tensor& other) const {
 
 void* Tensor::data_ptr() const {
   const TensorImpl& t = impl();
-  return static_cast<char*>(t.storage->data()) + t.offset * static_cast<int64_t>(dtype_size(t.dtype));
+  return static_cast<char*>(t.storage->data()) +
+         t.offset * static_cast<int64_t>(dtype_size(t.dtype));
 }
 
 // --- autograd accessors ------------------------------------------------------------------
@@ -60,7 +63,9 @@ Tensor& Tensor::requires_grad_(bool value) {
   return *this;
 }
 
-Tensor Tensor::grad() const { return has_autograd_meta() ? impl_->autograd->grad : Tensor(); }
+Tensor Tensor::grad() const {
+  return has_autograd_meta() ? impl_->autograd->grad : Tensor();
+}
 
 void Tensor::set_grad(const Tensor& g) {
   if (g.defined()) {
@@ -74,13 +79,17 @@ void Tensor::zero_grad() {
   if (has_autograd_meta()) impl_->autograd->grad = Tensor();
 }
 
-bool Tensor::is_leaf() const { return !has_autograd_meta() || impl_->autograd->grad_fn == nullptr; }
+bool Tensor::is_leaf() const {
+  return !has_autograd_meta() || impl_->autograd->grad_fn == nullptr;
+}
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   return has_autograd_meta() ? impl_->autograd->grad_fn : nullptr;
 }
 
-uint32_t Tensor::output_nr() const { return has_autograd_meta() ? impl_->autograd->output_nr : 0; }
+uint32_t Tensor::output_nr() const {
+  return has_autograd_meta() ? impl_->autograd->output_nr : 0;
+}
 
 Tensor Tensor::detach() const {
   const TensorImpl& t = impl();
@@ -100,8 +109,6 @@ void Tensor::remove_grad_hook(uint64_t id) {
   if (!has_autograd_meta()) return;
   std::erase_if(autograd_meta().hooks, [id](const auto& entry) { return entry.first == id; });
 }
-
-std::ostream& operator<<(std::ostream& os, const Tensor& t) { return os << t.str(); }
 
 Tensor make_view(const std::shared_ptr<Storage>& storage, const Shape& shape,
                  const Strides& strides, int64_t offset, DType dtype) {

@@ -1,6 +1,9 @@
-// Tensor::str: a readable rendering, summarised for large tensors.
+// Printing tensors: Tensor::str() (a readable rendering, summarised for large tensors) and
+// operator<<. Declared with Tensor in core/tensor.h; defined here because it converts dtype and
+// device through the ops and names the autograd node.
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <sstream>
 
 #include "exadnn/autograd/node.h"
@@ -23,11 +26,16 @@ struct Format {
 std::string format_value(double v, const Format& f) {
   char buf[64];
   if (f.boolean) return v != 0.0 ? "true" : "false";
-  if (!f.floating) std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  else if (std::isnan(v)) std::snprintf(buf, sizeof buf, "nan");
-  else if (std::isinf(v)) std::snprintf(buf, sizeof buf, v > 0 ? "inf" : "-inf");
-  else if (f.scientific) std::snprintf(buf, sizeof buf, "%.4e", v);
-  else std::snprintf(buf, sizeof buf, "%.4f", v);
+  if (!f.floating)
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  else if (std::isnan(v))
+    std::snprintf(buf, sizeof buf, "nan");
+  else if (std::isinf(v))
+    std::snprintf(buf, sizeof buf, v > 0 ? "inf" : "-inf");
+  else if (f.scientific)
+    std::snprintf(buf, sizeof buf, "%.4e", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.4f", v);
   return buf;
 }
 
@@ -35,7 +43,8 @@ void render(std::ostringstream& os, const double* data, const Shape& shape, cons
             int64_t dim, int64_t offset, bool summarise, const Format& f, int indent) {
   if (dim == shape.size()) {
     const std::string s = format_value(data[offset], f);
-    os << std::string(static_cast<size_t>(std::max<int>(0, f.width - static_cast<int>(s.size()))), ' ')
+    os << std::string(static_cast<size_t>(std::max<int>(0, f.width - static_cast<int>(s.size()))),
+                      ' ')
        << s;
     return;
   }
@@ -45,7 +54,8 @@ void render(std::ostringstream& os, const double* data, const Shape& shape, cons
     if (summarise && n > 2 * kEdgeItems && i == kEdgeItems) {
       os << "...";
       i = n - kEdgeItems - 1;
-      os << (dim + 1 == shape.size() ? ", " : ",\n" + std::string(static_cast<size_t>(indent + 1), ' '));
+      os << (dim + 1 == shape.size() ? ", "
+                                     : ",\n" + std::string(static_cast<size_t>(indent + 1), ' '));
       continue;
     }
     render(os, data, shape, strides, dim + 1, offset + i * strides[dim], summarise, f, indent + 1);
@@ -95,6 +105,10 @@ std::string Tensor::str() const {
   }
   os << ')';
   return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  return os << t.str();
 }
 
 }  // namespace exadnn

@@ -2,9 +2,17 @@
 // metadata that makes it a node of the compute graph.
 //
 // Copying a Tensor is cheap and aliases: both copies name the same view of the same storage.
-// View methods (reshape, permute, narrow, expand, ...) share storage and record their gradient;
-// they are declared here and implemented by the ops layer (src/ops/view_ops.cpp), which owns
-// gradient rules.
+//
+// Where the member functions are defined. Users expect all of them on the tensor, so they are
+// all declared here, but each group is defined by the lowest layer that can implement it; core
+// itself never calls a function defined above it:
+//   - layout, data access, autograd metadata (requires_grad_, grad, hooks, detach):
+//     src/core/tensor.cpp (core);
+//   - backward(): src/autograd/engine.cpp (autograd, it runs the engine);
+//   - views, conversions, item(), clone(): src/ops/view_ops.cpp and src/ops/conversion.cpp
+//     (ops, which own the gradient rules and the copy kernels);
+//   - printing, str() and operator<<: src/ops/print.cpp (ops: it converts through the
+//     dispatch table and names the autograd node).
 #pragma once
 
 #include <cstdint>
@@ -33,12 +41,26 @@ class TensorOptions {
  public:
   TensorOptions() = default;
   TensorOptions(DType t) : dtype_(t), has_dtype_(true) {}  // NOLINT: `zeros({2}, DType::f64)`
-  TensorOptions(Device d) : device_(d) {}  // NOLINT
-  TensorOptions& dtype(DType t) { dtype_ = t; has_dtype_ = true; return *this; }
-  TensorOptions& device(Device d) { device_ = d; return *this; }
+  TensorOptions(Device d) : device_(d) {}                  // NOLINT
+  TensorOptions& dtype(DType t) {
+    dtype_ = t;
+    has_dtype_ = true;
+    return *this;
+  }
+  TensorOptions& device(Device d) {
+    device_ = d;
+    return *this;
+  }
   /// Memory kind; default host for cpu and device for cuda.
-  TensorOptions& memory(MemoryKind k) { memory_ = k; has_memory_ = true; return *this; }
-  TensorOptions& requires_grad(bool r = true) { requires_grad_ = r; return *this; }
+  TensorOptions& memory(MemoryKind k) {
+    memory_ = k;
+    has_memory_ = true;
+    return *this;
+  }
+  TensorOptions& requires_grad(bool r = true) {
+    requires_grad_ = r;
+    return *this;
+  }
   DType dtype() const { return dtype_; }
   /// The dtype if one was set, else `fallback` (from_vector<double> defaults to f64).
   DType dtype_or(DType fallback) const { return has_dtype_ ? dtype_ : fallback; }
@@ -78,6 +100,7 @@ class Tensor {
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
+  // --- layout and data access (defined in src/core/tensor.cpp) -----------------------------
   bool defined() const noexcept { return impl_ != nullptr; }
   const Shape& shape() const { return impl().shape; }
   const Strides& strides() const { return impl().strides; }
@@ -101,19 +124,19 @@ class Tensor {
   /// Typed address of the first element; throws if T does not match dtype().
   template <class T>
   T* data() const {
-    EXADNN_CHECK(dtype_v<T> == dtype(), "Tensor::data",
-                 "requested ", dtype_name(dtype_v<T>), " pointer of a ", dtype_name(dtype()),
-                 " tensor");
+    EXADNN_CHECK(dtype_v<T> == dtype(), "Tensor::data", "requested ", dtype_name(dtype_v<T>),
+                 " pointer of a ", dtype_name(dtype()), " tensor");
     return static_cast<T*>(data_ptr());
   }
-  /// The single value of a one-element tensor, converted to T.
+  /// The single value of a one-element tensor, converted to T (item_double() is defined in
+  /// src/ops/conversion.cpp: it copies through the dispatch table).
   template <class T>
   T item() const {
     return static_cast<T>(item_double());
   }
   double item_double() const;
 
-  // --- autograd ---------------------------------------------------------------------------
+  // --- autograd metadata (defined in src/core/tensor.cpp; backward() in src/autograd) ------
   bool requires_grad() const;
   /// Marks a leaf as requiring grad (returns *this).
   Tensor& requires_grad_(bool value = true);
@@ -129,6 +152,7 @@ class Tensor {
   /// Which output of grad_fn() this tensor is.
   uint32_t output_nr() const;
   /// Runs reverse-mode autodiff from this tensor. `grad` defaults to 1 for a one-element tensor.
+  /// Defined in src/autograd/engine.cpp.
   void backward(const Tensor& grad = Tensor(), bool retain_graph = false) const;
   /// Same storage, cut from the graph.
   Tensor detach() const;
@@ -141,7 +165,8 @@ class Tensor {
   AutogradMeta& autograd_meta() const;
   bool has_autograd_meta() const noexcept { return impl_ && impl_->autograd != nullptr; }
 
-  // --- views and conversions (differentiable; implemented in src/ops) ----------------------
+  // --- views and conversions (differentiable; defined in src/ops/view_ops.cpp and
+  // --- src/ops/conversion.cpp, next to their gradient rules) ------------------------------
   Tensor reshape(const Shape& shape) const;
   /// Like reshape, but the tensor must be viewable without a copy.
   Tensor view(const Shape& shape) const;
@@ -169,9 +194,12 @@ class Tensor {
   Tensor clone() const;
   Tensor operator[](int64_t index) const { return select(0, index); }
 
-  /// Readable multi-line rendering (summarised past 1000 elements).
+  // --- printing (defined in src/ops/print.cpp) ---------------------------------------------
+  /// Readable multi-line rendering (summarised past 1000 elements), e.g.
+  /// "tensor([1.0000, 2.5000], shape=[2], dtype=f32)".
   std::string str() const;
 
+  // --- the underlying view (src/core/tensor.cpp) ------------------------------------------
   const std::shared_ptr<TensorImpl>& impl_ptr() const noexcept { return impl_; }
   TensorImpl& impl() const;
 
@@ -190,6 +218,7 @@ struct AutogradMeta {
   std::vector<std::pair<uint64_t, GradHook>> hooks;
 };
 
+/// Writes t.str(); defined in src/ops/print.cpp with str().
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
 /// Makes a tensor header over existing storage (no copy, no autograd).
