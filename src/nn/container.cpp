@@ -18,7 +18,19 @@ Tensor Sequential::forward(const Tensor& x) {
   return y;
 }
 
-Residual::Residual(std::shared_ptr<Sequential> body) : body_(register_module("body", std::move(body))) {}
+std::vector<std::string> Sequential::input_names() const {
+  return layers_.empty() ? Module::input_names() : layers_.front()->input_names();
+}
+
+Tensor Sequential::forward_inputs(const std::vector<Tensor>& inputs) {
+  // input_names() has several entries, so there is a first layer and it takes them all.
+  Tensor y = layers_.front()->forward(inputs);
+  for (size_t i = 1; i < layers_.size(); ++i) y = layers_[i]->forward(y);
+  return y;
+}
+
+Residual::Residual(std::shared_ptr<Sequential> body)
+    : body_(register_module("body", std::move(body))) {}
 
 Tensor Residual::forward(const Tensor& x) {
   Tensor y = body_->forward(x);

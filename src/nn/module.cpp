@@ -13,6 +13,31 @@ void Module::visit(bool params, const std::string& prefix, F&& f) const {
   for (const auto& [name, child] : children_) child->visit(params, prefix + name + ".", f);
 }
 
+namespace {
+
+// "(x, skip)": the input names for messages.
+std::string listed(const std::vector<std::string>& names) {
+  std::string out = "(";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out + ")";
+}
+
+}  // namespace
+
+Tensor Module::forward(const std::vector<Tensor>& inputs) {
+  const std::vector<std::string> names = input_names();
+  EXADNN_CHECK(inputs.size() == names.size(), name(), "takes ", names.size(),
+               names.size() == 1 ? " input " : " inputs ", listed(names), ", got ", inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    EXADNN_CHECK(inputs[i].defined(), name(), "input '", names[i], "' is undefined");
+  return inputs.size() == 1 ? forward(inputs[0]) : forward_inputs(inputs);
+}
+
+Tensor Module::forward_inputs(const std::vector<Tensor>& inputs) {
+  throw Error(name(), detail::cat("declares ", inputs.size(), " inputs ", listed(input_names()),
+                                  " but does not override forward_inputs"));
+}
+
 void Module::register_parameter(const std::string& name, Tensor* member) {
   EXADNN_CHECK(member != nullptr && member->defined(), this->name(), "parameter '", name,
                "' is undefined");

@@ -4,23 +4,33 @@
 
 #include <initializer_list>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "exadnn/nn/module.h"
 
 namespace exadnn::nn {
 
-/// Applies its layers in order; children are named "0", "1", ...
+/// Applies its layers in order; children are named "0", "1", ... Its inputs are its first
+/// layer's: a Sequential that starts with a module of several inputs (a skip block's (x, skip))
+/// takes them all, and every later layer takes the previous one's output.
 class Sequential : public Module {
  public:
   Sequential() = default;
   Sequential(std::initializer_list<std::shared_ptr<Module>> layers);
   /// Appends a layer.
   void push_back(std::shared_ptr<Module> layer);
+  using Module::forward;
   Tensor forward(const Tensor& x) override;
+  /// The first layer's input names ({"x"} when empty).
+  std::vector<std::string> input_names() const override;
   std::string name() const override { return "Sequential"; }
   size_t size() const { return layers_.size(); }
   const std::shared_ptr<Module>& operator[](size_t i) const { return layers_.at(i); }
+
+ protected:
+  /// Feeds `inputs` to the first layer, then chains the rest.
+  Tensor forward_inputs(const std::vector<Tensor>& inputs) override;
 
  private:
   std::vector<std::shared_ptr<Module>> layers_;
@@ -40,7 +50,8 @@ class Residual : public Module {
 /// Flattens dims start..end into one: [N, C, H, W] -> [N, C·H·W] by default.
 class Flatten : public Module {
  public:
-  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1) : start_(start_dim), end_(end_dim) {}
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1)
+      : start_(start_dim), end_(end_dim) {}
   Tensor forward(const Tensor& x) override { return x.flatten(start_, end_); }
   std::string name() const override { return "Flatten"; }
 
