@@ -1,6 +1,6 @@
 // `exadnn train` configs: defaults, overrides, and every problem reported with its line.
 #include "config.h"
-#include "model_builder.h"
+#include "exadnn/train/model_builder.h"
 #include "testing.h"
 
 using namespace exadnn;
@@ -68,12 +68,12 @@ TEST(ModelBuilder, InfersInputSizesAndNamesBadLayers) {
       "model:\n  - conv2d: {out: 4, kernel: 3, padding: 1}\n  - relu\n  - maxpool2d: {kernel: 2}\n"
       "  - flatten\n  - linear: {out: 5}\n",
       "cnn.yaml");
-  auto net = cli::build_model(c.model, {1, 8, 8});
+  auto net = train::build_model(c.model, {1, 8, 8});
   EXPECT_EQ(net->forward(zeros({2, 1, 8, 8})).shape(), (Shape{2, 5}));
   EXPECT_EQ(net->named_parameters()[2].second.shape(), (Shape{5, 4 * 4 * 4}));
   const cli::TrainConfig flat = parse_config("model:\n  - linear: {out: 5}\n", "mlp.yaml");
-  EXPECT_EXADNN_ERROR(cli::build_model(flat.model, {1, 8, 8}), "layer linear (line 2)", "[1, 8, 8]",
-                      "flatten");
+  EXPECT_EXADNN_ERROR(train::build_model(flat.model, {1, 8, 8}), "layer linear (line 2)",
+                      "[1, 8, 8]", "flatten");
 }
 
 TEST(Config, PrecisionIsFp32Bf16OrFp16) {

@@ -7,8 +7,8 @@
 
 #include "config.h"
 #include "exadnn/io/checkpoint.h"
-#include "memory_budget.h"
-#include "resume_point.h"
+#include "exadnn/train/memory_budget.h"
+#include "exadnn/train/resume_point.h"
 #include "testing.h"
 #include "tiny_idx.h"
 #include "trainer.h"
@@ -104,14 +104,14 @@ TEST(TrainRefusals, AModelThatCannotFitIsRefusedBeforeItIsAllocated) {
   cli::TrainConfig c = tiny_config(dir, 1);
   c.model[1].settings.set("out", 3e6);  // 16 x 3e6 inputs, then 3e6 x 3: small weights...
   const train::LayerKind& linear = train::layers().at("linear");
-  cli::MemoryBudget roomy(16, 1, 64e9);
+  train::MemoryBudget roomy(16, 1, 64e9);
   EXPECT_NO_THROW(roomy.add_layer(c.model[1], linear.parameters(c.model[1].settings, {16}), 0));
   // ... but a 784 x 3e6 layer needs 2.35e9 parameters: ~28 GB with gradients and momentum.
-  cli::MemoryBudget tight(128, 1, 24e9);
+  train::MemoryBudget tight(128, 1, 24e9);
   EXPECT_EXADNN_ERROR(tight.add_layer(c.model[1], linear.parameters(c.model[1].settings, {784}), 0),
                       "does not fit in memory", "layer linear (line 4)", "2355000000 parameters",
                       "24 GB are available");
-  EXPECT_GT(cli::available_memory_bytes(), 0.0);
+  EXPECT_GT(train::available_memory_bytes(), 0.0);
 }
 
 namespace {

@@ -14,12 +14,7 @@
 
 namespace exadnn::cli {
 
-/// One layer of the model list: its kind (a name in train::layers()) and its checked settings.
-struct LayerSpec {
-  std::string kind;
-  int line = 0;  ///< line in the config file, for messages
-  train::LayerSettings settings;
-};
+using train::LayerSpec;  ///< one layer of the model list (exadnn/train/layers.h)
 
 using train::DataSpec;  ///< data: {dataset, ...} (exadnn/train/datasets.h)
 

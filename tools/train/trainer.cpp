@@ -17,22 +17,30 @@
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/io/checkpoint_fields.h"
 #include "exadnn/train/datasets.h"
+#include "exadnn/train/loss_watch.h"
 #include "exadnn/train/losses.h"
+#include "exadnn/train/memory_budget.h"
+#include "exadnn/train/model_builder.h"
 #include "exadnn/train/optimizers.h"
+#include "exadnn/train/output_files.h"
+#include "exadnn/train/resume_point.h"
 #include "exadnn/train/schedulers.h"
-#include "loss_watch.h"
-#include "memory_budget.h"
-#include "model_builder.h"
-#include "output_files.h"
 #include "plot.h"
 #include "progress.h"
-#include "resume_point.h"
 
 namespace exadnn::cli {
 
-namespace {
+using train::available_memory_bytes;
+using train::build_model;
+using train::check_output_files;
+using train::EpochRecord;
+using train::history_json;
+using train::LossWatch;
+using train::MemoryBudget;
+using train::read_resume_point;
+using train::ResumePoint;
 
-using DatasetPtr = std::shared_ptr<const data::Dataset>;
+namespace {
 
 std::unique_ptr<optim::Optimizer> make_optimizer(const OptimizerSpec& o,
                                                  std::vector<Tensor> params) {

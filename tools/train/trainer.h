@@ -6,16 +6,11 @@
 
 #include "config.h"
 #include "exadnn/train/datasets.h"
+#include "exadnn/train/options.h"
 
 namespace exadnn::cli {
 
-struct TrainOptions {
-  std::string metrics_out;     ///< JSON metrics file ("" = none)
-  std::string checkpoint_dir;  ///< where last.ckpt is written after each epoch ("" = none)
-  bool resume = false;         ///< continue from checkpoint_dir/last.ckpt
-  bool overwrite = false;      ///< replace a last.ckpt already in checkpoint_dir (else refused)
-  std::string plot;            ///< PNG of loss and accuracy per epoch ("" = none)
-};
+using train::TrainOptions;  ///< the run's output files (exadnn/train/options.h)
 
 using train::load_training_data;  ///< the config's datasets (exadnn/train/datasets.h)
 using train::TrainingData;

@@ -55,6 +55,13 @@ struct LayerKind {
   std::function<int64_t(const LayerSettings&, const Shape& in)> parameters;
 };
 
+/// One layer of a model list: its kind (a name in layers()) and its checked settings.
+struct LayerSpec {
+  std::string kind;
+  int line = 0;  ///< line in the config file, for messages (0: none)
+  LayerSettings settings;
+};
+
 /// linear, conv2d, maxpool2d, avgpool2d, batchnorm, dropout, relu, leaky_relu, gelu, sigmoid,
 /// tanh, flatten, and every kind added with layers().add(name, kind).
 Registry<LayerKind>& layers();

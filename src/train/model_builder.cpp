@@ -1,10 +1,10 @@
-#include "model_builder.h"
+#include "exadnn/train/model_builder.h"
 
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/train/layers.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 namespace {
 // An Error's message without its "exadnn: <where>: " head.
@@ -53,4 +53,4 @@ std::shared_ptr<nn::Sequential> build_model(const std::vector<LayerSpec>& layers
   return net;
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -1,4 +1,4 @@
-#include "output_files.h"
+#include "exadnn/train/output_files.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 
 #include "exadnn/core/error.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 namespace fs = std::filesystem;
 
@@ -53,4 +53,4 @@ void check_output_files(const TrainOptions& options) {
                " already exists: continue that run with --resume, or replace it with --overwrite");
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -6,10 +6,11 @@
 #include <cstdint>
 #include <string>
 
-#include "config.h"
 #include "exadnn/core/dims.h"
+#include "exadnn/train/layers.h"
+#include "exadnn/train/optimizers.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 /// Bytes of memory this process may still use: MemAvailable of /proc/meminfo, bounded by the
 /// cgroup's memory.max where one is set (0 if neither can be read).
@@ -42,4 +43,4 @@ class MemoryBudget {
   double parameters_ = 0, activations_per_example_ = 0;
 };
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

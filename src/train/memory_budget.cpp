@@ -1,4 +1,4 @@
-#include "memory_budget.h"
+#include "exadnn/train/memory_budget.h"
 
 #include <algorithm>
 #include <fstream>
@@ -7,7 +7,7 @@
 #include "exadnn/core/error.h"
 #include "exadnn/train/optimizers.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 namespace {
 constexpr double kValueBytes = 4.0;  // f32 parameters, gradients, buffers and activations
@@ -82,4 +82,4 @@ std::string MemoryBudget::describe() const {
       gigabytes(2.0 * kValueBytes * activations_per_example_ * static_cast<double>(batch_size_)));
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -4,12 +4,12 @@
 
 #include <memory>
 
-#include "config.h"
 #include "exadnn/core/dims.h"
 #include "exadnn/nn/container.h"
-#include "memory_budget.h"
+#include "exadnn/train/layers.h"
+#include "exadnn/train/memory_budget.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 /// `sample_shape` is one example's shape (e.g. [1, 28, 28]). A layer that cannot take the shape
 /// it receives (linear after an image without flatten, conv2d on flat data, ...) is an Error
@@ -20,4 +20,4 @@ std::shared_ptr<nn::Sequential> build_model(const std::vector<LayerSpec>& layers
                                             const Shape& sample_shape,
                                             MemoryBudget* budget = nullptr);
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 class LossWatch {
  public:
@@ -25,4 +25,4 @@ class LossWatch {
   int64_t skipped_in_a_row_ = 0;
 };
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -1,4 +1,4 @@
-#include "resume_point.h"
+#include "exadnn/train/resume_point.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,7 +6,7 @@
 #include "exadnn/io/checkpoint_fields.h"
 #include "exadnn/ops/factories.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 ResumePoint read_resume_point(const io::Checkpoint& ckpt) {
   ResumePoint r;
@@ -30,4 +30,4 @@ std::string history_json(const std::vector<EpochRecord>& history) {
   return h.dump();
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -1,11 +1,11 @@
-#include "loss_watch.h"
+#include "exadnn/train/loss_watch.h"
 
 #include <cmath>
 #include <string>
 
 #include "exadnn/core/error.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 namespace {
 std::string last_finite(bool seen, double value) {
@@ -43,4 +43,4 @@ void LossWatch::observe_epoch(double mean_loss, int64_t epoch) {
                           last_finite(seen_finite_, last_finite_), " (an epoch's mean)", kHint));
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -2,9 +2,9 @@
 // a typo in a path fails in a second instead of after hours of training.
 #pragma once
 
-#include "trainer.h"
+#include "exadnn/train/options.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 /// --metrics-out and --plot: their folder exists and is writable, and the path is not a folder or
 /// a read-only file. --checkpoint-dir: created if needed and writable; a last.ckpt already there
@@ -12,4 +12,4 @@ namespace exadnn::cli {
 /// an Error naming the path and the option.
 void check_output_files(const TrainOptions& options);
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

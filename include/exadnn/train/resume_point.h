@@ -9,7 +9,7 @@
 
 #include "exadnn/io/checkpoint.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
 /// One finished epoch, as the metrics and the checkpoint's history record it.
 struct EpochRecord {
@@ -29,4 +29,4 @@ ResumePoint read_resume_point(const io::Checkpoint& ckpt);
 /// The `history` metadata for a list of epochs (what read_resume_point reads back).
 std::string history_json(const std::vector<EpochRecord>& history);
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -1,0 +1,17 @@
+// Where a training run writes: metrics, checkpoints, a plot; and how it treats a checkpoint
+// already there.
+#pragma once
+
+#include <string>
+
+namespace exadnn::train {
+
+struct TrainOptions {
+  std::string metrics_out;     ///< JSON metrics file ("" = none)
+  std::string checkpoint_dir;  ///< where last.ckpt is written after each epoch ("" = none)
+  bool resume = false;         ///< continue from checkpoint_dir/last.ckpt
+  bool overwrite = false;      ///< replace a last.ckpt already in checkpoint_dir (else refused)
+  std::string plot;            ///< PNG of loss and accuracy per epoch ("" = none)
+};
+
+}  // namespace exadnn::train
