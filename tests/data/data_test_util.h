@@ -12,31 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "scratch_dir.h"
+
 namespace exadnn::testing {
 
-/// A fresh directory under the system temp dir, removed when the test ends.
-class TempDir {
+/// The data tests' scratch folder.
+class TempDir : public ScratchDir {
  public:
-  TempDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = "exadnn_data_" + std::to_string(::getpid()) + "_" +
-                       (info ? std::string(info->test_suite_name()) + "_" + info->name() : "x");
-    for (char& c : name)
-      if (c == '/') c = '_';  // parameterised tests: "Suite/Test/param"
-    path_ = std::filesystem::temp_directory_path() / name;
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  /// The path of `name` inside the directory.
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : ScratchDir("exadnn_data_") {}
 };
 
 inline void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes) {

@@ -13,29 +13,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "scratch_dir.h"
+
 namespace exadnn::testing {
-
-/// A fresh folder under the system temp dir, removed when the test ends.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ =
-        std::filesystem::temp_directory_path() / ("exadnn_io_" + std::to_string(::getpid()) + "_" +
-                                                  info->test_suite_name() + "_" + info->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 /// FNV-1a 64 as the format defines it (written out here, not taken from the reader).
 inline uint64_t fnv1a64(const std::string& bytes) {
