@@ -66,6 +66,10 @@ struct WorkState {
   bool done = false;
 };
 
+/// Prints `message` on stderr and ends the processes of `comm` (MPI_Abort) with exit code `code`:
+/// Communicator::abort and abort_job (environment.h).
+[[noreturn]] void abort_processes(MPI_Comm comm, const std::string& message, int code);
+
 /// Asks every peer how far it got and returns the message of the TimeoutError for `work`.
 std::string diagnose_timeout(const WorkState& work, std::chrono::milliseconds waited);
 

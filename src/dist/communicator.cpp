@@ -1,7 +1,6 @@
 #include "exadnn/dist/communicator.h"
 
 #include <climits>
-#include <cstdio>
 #include <mutex>
 
 #include "comm_state.h"
@@ -94,19 +93,19 @@ void Communicator::set_timeout(std::chrono::milliseconds timeout) {
 
 Communicator Communicator::split(int color, int key) const {
   MPI_Comm part = MPI_COMM_NULL;
-  detail::mpi_check(MPI_Comm_split(state_->data, color, key, &part), "split");
+  detail::mpi_check(MPI_Comm_split(state_->data, color, key, &part), "MPI_Comm_split");
   ++state_->collectives_started;
   auto state = std::make_shared<detail::CommState>(part);
-  MPI_Comm_free(&part);
+  detail::mpi_check(MPI_Comm_free(&part), "MPI_Comm_free");
   state->timeout = state_->timeout;
   return Communicator(std::move(state));
 }
 
 namespace {
-// Registers a started operation; `start` issues its MPI requests.
+// Registers a started operation; `start` issues its MPI request with the MPI function `call`.
 template <class Start>
 Work launch(const std::shared_ptr<detail::CommState>& comm, std::string what, bool collective,
-            std::vector<Tensor> tensors, Start&& start,
+            std::vector<Tensor> tensors, const char* call, Start&& start,
             std::function<void(const std::vector<MPI_Status>&)> check_status = nullptr) {
   auto w = std::make_shared<detail::WorkState>();
   w->check_status = std::move(check_status);
@@ -115,7 +114,8 @@ Work launch(const std::shared_ptr<detail::CommState>& comm, std::string what, bo
   w->what = std::move(what);
   w->keep_alive = std::move(tensors);
   w->requests.push_back(MPI_REQUEST_NULL);
-  detail::mpi_check(start(&w->requests[0]), w->what.c_str());
+  const int rc = start(&w->requests[0]);
+  if (rc != MPI_SUCCESS) detail::throw_mpi_error(rc, exadnn::detail::cat(call, " of ", w->what));
   return Work(std::move(w));
 }
 
@@ -130,10 +130,11 @@ Work Communicator::allreduce(Tensor t, ReduceOp op) const {
   const int n = checked_count(t, "allreduce");
   const MPI_Op mop = detail::mpi_op(op, t.dtype());
   const uint64_t next = state_->collectives_started + 1;
-  return launch(state_, describe("allreduce", next, t), true, {t}, [&](MPI_Request* r) {
-    return MPI_Iallreduce(MPI_IN_PLACE, t.data_ptr(), n, detail::mpi_datatype(t.dtype()), mop,
-                          state_->data, r);
-  });
+  return launch(state_, describe("allreduce", next, t), true, {t}, "MPI_Iallreduce",
+                [&](MPI_Request* r) {
+                  return MPI_Iallreduce(MPI_IN_PLACE, t.data_ptr(), n,
+                                        detail::mpi_datatype(t.dtype()), mop, state_->data, r);
+                });
 }
 
 void Communicator::allreduce_blocking(Tensor t, ReduceOp op) const {
@@ -152,9 +153,10 @@ Work Communicator::broadcast(Tensor t, int root) const {
   const int n = checked_count(t, "broadcast");
   check_root(root, size(), "broadcast");
   const uint64_t next = state_->collectives_started + 1;
-  return launch(state_, describe("broadcast", next, t), true, {t}, [&](MPI_Request* r) {
-    return MPI_Ibcast(t.data_ptr(), n, detail::mpi_datatype(t.dtype()), root, state_->data, r);
-  });
+  return launch(
+      state_, describe("broadcast", next, t), true, {t}, "MPI_Ibcast", [&](MPI_Request* r) {
+        return MPI_Ibcast(t.data_ptr(), n, detail::mpi_datatype(t.dtype()), root, state_->data, r);
+      });
 }
 
 Work Communicator::allgather(Tensor out, Tensor in) const {
@@ -165,9 +167,11 @@ Work Communicator::allgather(Tensor out, Tensor in) const {
                " elements, got ", out.numel(), " ", dtype_name(out.dtype()));
   const uint64_t next = state_->collectives_started + 1;
   const MPI_Datatype type = detail::mpi_datatype(in.dtype());
-  return launch(state_, describe("allgather", next, in), true, {out, in}, [&](MPI_Request* r) {
-    return MPI_Iallgather(in.data_ptr(), n, type, out.data_ptr(), n, type, state_->data, r);
-  });
+  return launch(state_, describe("allgather", next, in), true, {out, in}, "MPI_Iallgather",
+                [&](MPI_Request* r) {
+                  return MPI_Iallgather(in.data_ptr(), n, type, out.data_ptr(), n, type,
+                                        state_->data, r);
+                });
 }
 
 Work Communicator::reduce_scatter(Tensor out, Tensor in, ReduceOp op) const {
@@ -179,10 +183,12 @@ Work Communicator::reduce_scatter(Tensor out, Tensor in, ReduceOp op) const {
                dtype_name(in.dtype()));
   const MPI_Op mop = detail::mpi_op(op, in.dtype());
   const uint64_t next = state_->collectives_started + 1;
-  return launch(state_, describe("reduce_scatter", next, in), true, {out, in}, [&](MPI_Request* r) {
-    return MPI_Ireduce_scatter_block(in.data_ptr(), out.data_ptr(), n,
-                                     detail::mpi_datatype(in.dtype()), mop, state_->data, r);
-  });
+  return launch(state_, describe("reduce_scatter", next, in), true, {out, in},
+                "MPI_Ireduce_scatter_block", [&](MPI_Request* r) {
+                  return MPI_Ireduce_scatter_block(in.data_ptr(), out.data_ptr(), n,
+                                                   detail::mpi_datatype(in.dtype()), mop,
+                                                   state_->data, r);
+                });
 }
 
 Work Communicator::reduce(Tensor t, int root, ReduceOp op) const {
@@ -191,7 +197,7 @@ Work Communicator::reduce(Tensor t, int root, ReduceOp op) const {
   const MPI_Op mop = detail::mpi_op(op, t.dtype());
   const uint64_t next = state_->collectives_started + 1;
   const bool is_root = rank() == root;
-  return launch(state_, describe("reduce", next, t), true, {t}, [&](MPI_Request* r) {
+  return launch(state_, describe("reduce", next, t), true, {t}, "MPI_Ireduce", [&](MPI_Request* r) {
     return MPI_Ireduce(is_root ? MPI_IN_PLACE : t.data_ptr(), is_root ? t.data_ptr() : nullptr, n,
                        detail::mpi_datatype(t.dtype()), mop, root, state_->data, r);
   });
@@ -202,7 +208,7 @@ Work Communicator::send(Tensor t, int dst, int tag) const {
   check_root(dst, size(), "send");
   EXADNN_CHECK(tag >= 0, "dist::send", "tag must be >= 0, got ", tag);
   return launch(state_, describe("send", 0, t) + exadnn::detail::cat(" to rank ", dst), false, {t},
-                [&](MPI_Request* r) {
+                "MPI_Isend", [&](MPI_Request* r) {
                   return MPI_Isend(t.data_ptr(), n, detail::mpi_datatype(t.dtype()), dst, tag,
                                    state_->data, r);
                 });
@@ -217,12 +223,12 @@ Work Communicator::recv(Tensor t, int src, int tag) const {
   // A shorter message than the tensor is an error too (MPI reports only longer ones).
   auto check_count = [n, type, what](const std::vector<MPI_Status>& statuses) {
     int count = 0;
-    MPI_Get_count(&statuses[0], type, &count);
+    detail::mpi_check(MPI_Get_count(&statuses[0], type, &count), "MPI_Get_count");
     EXADNN_CHECK(count == n, "dist::recv", what, ": the message holds ", count,
                  " elements, the tensor ", n);
   };
   return launch(
-      state_, what, false, {t},
+      state_, what, false, {t}, "MPI_Irecv",
       [&](MPI_Request* r) { return MPI_Irecv(t.data_ptr(), n, type, src, tag, state_->data, r); },
       check_count);
 }
@@ -233,15 +239,12 @@ Work Communicator::barrier() const {
   w->collective = ++state_->collectives_started;
   w->what = exadnn::detail::cat("barrier #", w->collective);
   w->requests.push_back(MPI_REQUEST_NULL);
-  detail::mpi_check(MPI_Ibarrier(state_->data, &w->requests[0]), "barrier");
+  detail::mpi_check(MPI_Ibarrier(state_->data, &w->requests[0]), "MPI_Ibarrier");
   return Work(std::move(w));
 }
 
 void Communicator::abort(const std::string& message, int code) const {
-  std::fprintf(stderr, "%s\n", message.c_str());
-  std::fflush(stderr);
-  MPI_Abort(state_->data, code);
-  std::abort();  // MPI_Abort does not return; keep [[noreturn]] honest if it does
+  detail::abort_processes(state_->data, message, code);
 }
 
 }  // namespace exadnn::dist

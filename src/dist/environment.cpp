@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <mutex>
 
+#include "comm_state.h"
 #include "mpi_check.h"
 
 namespace exadnn::dist {
@@ -42,6 +44,26 @@ void ensure_mpi_initialized() {
   if (finalized) throw Error("dist", "MPI was already finalised; it cannot be used again");
   if (init_mpi(nullptr, nullptr)) std::atexit(&finalize_if_running);
 }
+
+bool abort_job(const std::string& message, int code) {
+  if (!mpi_is_initialized()) return false;
+  int size = 1, rank = 0;
+  if (MPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS || size < 2) return false;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);  // (an error leaves rank 0: the message still goes out)
+  detail::abort_processes(
+      MPI_COMM_WORLD,
+      "exadnn (rank " + std::to_string(rank) + " of " + std::to_string(size) + "): " + message,
+      code);
+}
+
+namespace detail {
+void abort_processes(MPI_Comm comm, const std::string& message, int code) {
+  std::fprintf(stderr, "%s\n", message.c_str());
+  std::fflush(stderr);
+  MPI_Abort(comm, code);
+  std::abort();  // MPI_Abort does not return; keep [[noreturn]] honest if it does
+}
+}  // namespace detail
 
 Environment::Environment() : Environment(nullptr, nullptr) {}
 

@@ -8,6 +8,7 @@
 
 #include "comm_state.h"
 #include "exadnn/core/error.h"
+#include "mpi_check.h"
 
 namespace exadnn::dist::detail {
 
@@ -23,23 +24,30 @@ std::string seconds(std::chrono::milliseconds ms) {
 }  // namespace
 
 void CommState::serve_queries() {
+  // Runs inside every test() and wait(): a failed call here is that operation's error.
   int flag = 1;
   while (true) {
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kQueryTag, control, &flag, &status);
+    mpi_check(MPI_Iprobe(MPI_ANY_SOURCE, kQueryTag, control, &flag, &status),
+              "MPI_Iprobe for liveness queries");
     if (!flag) break;
     Answer query{};
-    MPI_Recv(query.data(), 2, MPI_UINT64_T, status.MPI_SOURCE, kQueryTag, control,
-             MPI_STATUS_IGNORE);
+    mpi_check(MPI_Recv(query.data(), 2, MPI_UINT64_T, status.MPI_SOURCE, kQueryTag, control,
+                       MPI_STATUS_IGNORE),
+              "MPI_Recv of a liveness query");
     PendingReply& reply = pending_replies.emplace_back();
     reply.answer = {collectives_started, waiting_on};
-    MPI_Isend(reply.answer.data(), 2, MPI_UINT64_T, status.MPI_SOURCE, kReplyTag, control,
-              &reply.request);
+    const int rc = MPI_Isend(reply.answer.data(), 2, MPI_UINT64_T, status.MPI_SOURCE, kReplyTag,
+                             control, &reply.request);
+    if (rc != MPI_SUCCESS) {
+      pending_replies.pop_back();
+      throw_mpi_error(rc, "MPI_Isend of a liveness answer");
+    }
   }
   // Forget messages that have gone out.
   std::erase_if(pending_replies, [](PendingReply& p) {
     int done = 0;
-    MPI_Test(&p.request, &done, MPI_STATUS_IGNORE);
+    mpi_check(MPI_Test(&p.request, &done, MPI_STATUS_IGNORE), "MPI_Test of a liveness answer");
     return done != 0;
   });
 }
@@ -51,7 +59,11 @@ std::string diagnose_timeout(const WorkState& work, std::chrono::milliseconds wa
     if (peer == comm.rank) continue;
     CommState::PendingReply& query = comm.pending_replies.emplace_back();
     query.answer = {work.collective, 0};
-    MPI_Isend(query.answer.data(), 2, MPI_UINT64_T, peer, kQueryTag, comm.control, &query.request);
+    // Best effort, like the whole diagnosis: a peer that cannot be asked is one that does not
+    // answer, and is named as such.
+    if (MPI_Isend(query.answer.data(), 2, MPI_UINT64_T, peer, kQueryTag, comm.control,
+                  &query.request) != MPI_SUCCESS)
+      comm.pending_replies.pop_back();
   }
   // Collect answers for a grace period, answering peers that are diagnosing too.
   std::vector<std::optional<Answer>> answers(static_cast<size_t>(size));
@@ -61,16 +73,21 @@ std::string diagnose_timeout(const WorkState& work, std::chrono::milliseconds wa
   while (missing > 0 && std::chrono::steady_clock::now() < deadline) {
     int flag = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kReplyTag, comm.control, &flag, &status);
+    if (MPI_Iprobe(MPI_ANY_SOURCE, kReplyTag, comm.control, &flag, &status) != MPI_SUCCESS)
+      flag = 0;  // (best effort: no answer)
     if (flag) {
       Answer a{};
-      MPI_Recv(a.data(), 2, MPI_UINT64_T, status.MPI_SOURCE, kReplyTag, comm.control,
-               MPI_STATUS_IGNORE);
+      if (MPI_Recv(a.data(), 2, MPI_UINT64_T, status.MPI_SOURCE, kReplyTag, comm.control,
+                   MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        continue;  // (best effort: this peer counts as not answering)
       if (!answers[static_cast<size_t>(status.MPI_SOURCE)]) --missing;
       answers[static_cast<size_t>(status.MPI_SOURCE)] = a;
       continue;
     }
-    comm.serve_queries();
+    try {
+      comm.serve_queries();
+    } catch (const Error&) {  // (best effort: the diagnosis goes on without answering peers)
+    }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
 

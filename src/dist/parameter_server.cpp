@@ -9,6 +9,7 @@
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/inplace.h"
+#include "mpi_check.h"
 #include "mpi_types.h"
 
 namespace exadnn::dist {
@@ -42,7 +43,8 @@ MPI_Status probe(detail::CommState& comm, int source, const std::string& waiting
   for (int polls = 0;; ++polls) {
     int flag = 0;
     MPI_Status status;
-    MPI_Iprobe(source, MPI_ANY_TAG, comm.data, &flag, &status);
+    detail::mpi_check(MPI_Iprobe(source, MPI_ANY_TAG, comm.data, &flag, &status), "MPI_Iprobe",
+                      kWhere);
     if (flag) return status;
     comm.serve_queries();
     const auto waited = std::chrono::steady_clock::now() - start;
@@ -315,8 +317,10 @@ void ParameterServer::serve() {
   const int n = static_cast<int>(shard.flat.numel());
   NoGradGuard no_grad;
   auto receive = [&](const MPI_Status& status, const Tensor& into) {
-    MPI_Recv(into.defined() ? into.data_ptr() : nullptr, into.defined() ? n : 0, type,
-             status.MPI_SOURCE, status.MPI_TAG, state.data, MPI_STATUS_IGNORE);
+    detail::mpi_check(
+        MPI_Recv(into.defined() ? into.data_ptr() : nullptr, into.defined() ? n : 0, type,
+                 status.MPI_SOURCE, status.MPI_TAG, state.data, MPI_STATUS_IGNORE),
+        "MPI_Recv of a shard", kWhere);
   };
   auto send_params = [&](int worker) {
     shard.pack_params(params_);
@@ -343,8 +347,9 @@ void ParameterServer::serve() {
         receive(status, scratch);
         apply(scratch);
       } else {
-        MPI_Recv(control.data_ptr(), 1, MPI_INT64_T, status.MPI_SOURCE, status.MPI_TAG, state.data,
-                 MPI_STATUS_IGNORE);
+        detail::mpi_check(MPI_Recv(control.data_ptr(), 1, MPI_INT64_T, status.MPI_SOURCE,
+                                   status.MPI_TAG, state.data, MPI_STATUS_IGNORE),
+                          "MPI_Recv of a control message", kWhere);
         if (status.MPI_TAG == kPull) send_params(status.MPI_SOURCE);
         if (status.MPI_TAG == kDone) --active;
         if (status.MPI_TAG == kGather && ++asking == num_workers_) {
@@ -366,8 +371,9 @@ void ParameterServer::serve() {
     for (int w = 0; w < num_workers_; ++w) {
       const MPI_Status status = probe(state, w, exadnn::detail::cat("worker ", w));
       if (status.MPI_TAG == kDone || status.MPI_TAG == kGather) {
-        MPI_Recv(control.data_ptr(), 1, MPI_INT64_T, w, status.MPI_TAG, state.data,
-                 MPI_STATUS_IGNORE);
+        detail::mpi_check(MPI_Recv(control.data_ptr(), 1, MPI_INT64_T, w, status.MPI_TAG,
+                                   state.data, MPI_STATUS_IGNORE),
+                          "MPI_Recv of a control message", kWhere);
         ++(status.MPI_TAG == kDone ? done : asking);
         continue;
       }

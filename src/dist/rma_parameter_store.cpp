@@ -26,7 +26,8 @@ MPI_Win allocate(MPI_Comm comm, int64_t count, int unit, MPI_Info info, void* ba
   MPI_Win win = MPI_WIN_NULL;
   mpi_check(MPI_Win_allocate(static_cast<MPI_Aint>(count * unit), unit, info, comm, base, &win),
             "RmaParameterStore: MPI_Win_allocate");
-  MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+  mpi_check(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN),
+            "RmaParameterStore: MPI_Win_set_errhandler");
   return win;
 }
 
@@ -70,21 +71,24 @@ RmaParameterStore::RmaParameterStore(nn::Module& module, const Communicator& com
   MPI_Comm c = comm_.state()->data;
   const int me = comm_.rank();
   MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "accumulate_ops", "same_op_no_op");  // only SUM and NO_OP on the parameters
+  mpi_check(MPI_Info_create(&info), "RmaParameterStore: MPI_Info_create");
+  // Only SUM and NO_OP on the parameters.
+  mpi_check(MPI_Info_set(info, "accumulate_ops", "same_op_no_op"),
+            "RmaParameterStore: MPI_Info_set");
   float* shard = nullptr;
   int64_t* count = nullptr;
   windows_->params =
       allocate(c, shard_begin(me + 1) - shard_begin(me), sizeof(float), info, &shard);
-  MPI_Info_free(&info);
+  mpi_check(MPI_Info_free(&info), "RmaParameterStore: MPI_Info_free");
   windows_->counts = allocate(c, 1, sizeof(int64_t), MPI_INFO_NULL, &count);
   std::copy(flat_.begin() + shard_begin(me), flat_.begin() + shard_begin(me + 1), shard);
   *count = 0;
   mpi_check(MPI_Win_lock_all(0, windows_->params), "RmaParameterStore: MPI_Win_lock_all");
   mpi_check(MPI_Win_lock_all(0, windows_->counts), "RmaParameterStore: MPI_Win_lock_all");
   windows_->locked = true;
-  MPI_Win_sync(windows_->params);  // the local stores above, visible to the others' reads
-  MPI_Win_sync(windows_->counts);
+  // The local stores above, visible to the others' reads.
+  mpi_check(MPI_Win_sync(windows_->params), "RmaParameterStore: MPI_Win_sync");
+  mpi_check(MPI_Win_sync(windows_->counts), "RmaParameterStore: MPI_Win_sync");
   comm_.barrier().wait();
 }
 
@@ -280,7 +284,7 @@ RmaCounter::RmaCounter(const Communicator& comm)
                           MPI_INFO_NULL, &value);
   if (comm_.rank() == 0) *value = 0;
   mpi_check(MPI_Win_lock_all(0, window_->win), "RmaCounter: MPI_Win_lock_all");
-  MPI_Win_sync(window_->win);
+  mpi_check(MPI_Win_sync(window_->win), "RmaCounter: MPI_Win_sync");
   comm_.barrier().wait();
 }
 

@@ -213,7 +213,7 @@ std::unique_ptr<BucketTransport> make_shared_memory_transport(
   if (!single_node(state)) mine = "the ranks are not all on one node";
   if (buckets.empty()) mine = "there are no gradients";
   int usable = mine.empty() ? 1 : 0;
-  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, state.data), "Allreduce");
+  mpi_check(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, state.data), "MPI_Allreduce");
   if (!usable) {
     *why = mine.empty() ? "another rank's gradients are not in host memory" : mine;
     return nullptr;

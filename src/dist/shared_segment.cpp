@@ -44,10 +44,11 @@ int create_object(const char* name, size_t bytes, std::string* why) {
 bool single_node(const CommState& comm) {
   MPI_Comm node = MPI_COMM_NULL;
   mpi_check(MPI_Comm_split_type(comm.data, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
-            "Comm_split_type");
+            "MPI_Comm_split_type");
   int node_size = 0;
-  MPI_Comm_size(node, &node_size);
-  MPI_Comm_free(&node);
+  const int rc = MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);  // (a failed free leaks one handle; the answer stands)
+  mpi_check(rc, "MPI_Comm_size");
   return node_size == comm.size;
 }
 
@@ -64,7 +65,7 @@ std::optional<SharedSegment> SharedSegment::create(CommState& comm, size_t bytes
     fd = create_object(name.data(), bytes, &reason);
     if (fd < 0) name[0] = '\0';
   }
-  mpi_check(MPI_Bcast(name.data(), kNameLength, MPI_CHAR, 0, comm.data), "Bcast");
+  mpi_check(MPI_Bcast(name.data(), kNameLength, MPI_CHAR, 0, comm.data), "MPI_Bcast");
   if (comm.rank != 0 && name[0] != '\0') {
     fd = shm_open(name.data(), O_RDWR, 0600);
     if (fd < 0) reason = os_error("shm_open", errno);
@@ -78,7 +79,7 @@ std::optional<SharedSegment> SharedSegment::create(CommState& comm, size_t bytes
   // Every rank learns whether all of them have it; then the name is no longer needed.
   int mapped = map != MAP_FAILED ? 1 : 0;
   int all_mapped = mapped;
-  mpi_check(MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, comm.data), "Allreduce");
+  mpi_check(MPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, comm.data), "MPI_Allreduce");
   if (comm.rank == 0 && name[0] != '\0') shm_unlink(name.data());
   if (all_mapped) return SharedSegment(static_cast<std::byte*>(map), bytes);
 
@@ -87,11 +88,11 @@ std::optional<SharedSegment> SharedSegment::create(CommState& comm, size_t bytes
   std::array<char, 256> text{};
   int first_failed = mapped ? comm.size : comm.rank;
   mpi_check(MPI_Allreduce(MPI_IN_PLACE, &first_failed, 1, MPI_INT, MPI_MIN, comm.data),
-            "Allreduce");
+            "MPI_Allreduce");
   if (comm.rank == first_failed) std::snprintf(text.data(), text.size(), "%s", reason.c_str());
   mpi_check(
       MPI_Bcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, first_failed, comm.data),
-      "Bcast");
+      "MPI_Bcast");
   if (why) *why = exadnn::detail::cat("rank ", first_failed, ": ", text.data());
   return std::nullopt;
 }

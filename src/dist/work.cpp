@@ -4,6 +4,7 @@
 
 #include "comm_state.h"
 #include "exadnn/dist/communicator.h"
+#include "exadnn/dist/mpi_interop.h"
 #include "mpi_check.h"
 
 namespace exadnn::dist {
@@ -38,7 +39,7 @@ bool Work::test() {
     for (const MPI_Status& s : statuses)
       if (s.MPI_ERROR != MPI_SUCCESS) code = s.MPI_ERROR;
     w.done = true;
-    throw Error("dist", exadnn::detail::cat(w.what, " failed: ", detail::mpi_error_string(code)));
+    detail::throw_mpi_error(code, exadnn::detail::cat("MPI_Testall of ", w.what));
   }
   if (!flag) return false;
   w.done = true;
@@ -81,6 +82,17 @@ bool Work::completed() const {
 
 std::string Work::description() const {
   return state_ ? state_->what : "completed work";
+}
+
+Work work_from_requests(const Communicator& comm, std::vector<MPI_Request> requests,
+                        std::string what, std::shared_ptr<const void> keep_alive) {
+  auto state = std::make_shared<detail::WorkState>();
+  state->comm = comm.state();
+  state->requests = std::move(requests);
+  state->what = std::move(what);
+  // The completion step holds the buffers; the Work drops it once it has run.
+  if (keep_alive) state->on_complete = [keep = std::move(keep_alive)] {};
+  return Work(std::move(state));
 }
 
 }  // namespace exadnn::dist

@@ -12,7 +12,6 @@
 #include <thread>
 
 #include "commlib_mpi.h"
-#include "dist/comm_state.h"
 #include "exadnn/dist/mpi_interop.h"
 #include "exadnn/ops/factories.h"
 #include "wire.h"
@@ -42,8 +41,8 @@ void isend_payload(const void* data, uint64_t nbytes, int dest, int tag, MPI_Com
   for (uint64_t at = 0; at < nbytes; at += kChunkBytes) {
     const int n = static_cast<int>(std::min<uint64_t>(kChunkBytes, nbytes - at));
     requests.push_back(MPI_REQUEST_NULL);
-    detail::check_mpi(MPI_Isend(p + at, n, MPI_BYTE, dest, tag, comm, &requests.back()), where,
-                      "MPI_Isend of the payload");
+    detail::mpi_check(MPI_Isend(p + at, n, MPI_BYTE, dest, tag, comm, &requests.back()),
+                      "MPI_Isend of the payload", where);
   }
 }
 
@@ -137,26 +136,42 @@ int Channel::receiver_peer(int peer, const char* op) const {
 
 namespace {
 
-// A Work over sends started into `state` that keeps `header` (their first buffer) alive.
-dist::Work start_header(const dist::Communicator& comm,
-                        std::shared_ptr<dist::detail::WorkState> state,
-                        std::shared_ptr<std::vector<std::byte>> header, int dest, int tag) {
-  // The header buffer lives in the completion step, which the Work drops once it has run.
-  state->on_complete = [header] {};
-  state->requests.push_back(MPI_REQUEST_NULL);
-  const int rc = MPI_Isend(header->data(), static_cast<int>(header->size()), MPI_BYTE, dest,
-                           2 * tag, dist::native_handle(comm), &state->requests.back());
-  if (rc != MPI_SUCCESS)
-    detail::throw_mpi_error(rc, "flow::Channel", state->what + ": MPI_Isend of the header");
-  return dist::Work(std::move(state));
+// What the sends of one message read until they complete: its header, and the tensor (if any).
+struct SendBuffers {
+  std::vector<std::byte> header;
+  std::vector<Tensor> tensors;
+};
+
+// Sends started before one of the same message failed: nobody waits for them (the error ends
+// the task), so they are left to complete on their own, and the buffers they read are kept to
+// the end of the process (leaked on purpose) rather than freed under them.
+void abandon(std::vector<MPI_Request>& started, std::shared_ptr<SendBuffers> buffers) {
+  for (MPI_Request& r : started)
+    if (r != MPI_REQUEST_NULL) MPI_Request_free(&r);
+  new std::shared_ptr<SendBuffers>(std::move(buffers));
 }
 
-std::shared_ptr<dist::detail::WorkState> new_state(const dist::Communicator& comm,
-                                                   std::string what) {
-  auto state = std::make_shared<dist::detail::WorkState>();
-  state->comm = comm.state();
-  state->what = std::move(what);
-  return state;
+// Starts the header send to `dest` on MPI tag 2·tag, then, unless the payload rode inline
+// (payload_bytes 0), the payload's on 2·tag + 1: one Work over all of them, keeping `buffers`
+// alive until they complete.
+dist::Work start_sends(const dist::Communicator& comm, std::shared_ptr<SendBuffers> buffers,
+                       const void* payload, uint64_t payload_bytes, int dest, int tag,
+                       std::string what) {
+  const MPI_Comm mpi = dist::native_handle(comm);
+  std::vector<MPI_Request> requests;
+  try {
+    requests.push_back(MPI_REQUEST_NULL);
+    const int rc = MPI_Isend(buffers->header.data(), static_cast<int>(buffers->header.size()),
+                             MPI_BYTE, dest, 2 * tag, mpi, &requests.back());
+    if (rc != MPI_SUCCESS)
+      detail::throw_mpi_error(rc, "MPI_Isend of the header of " + what, "flow::Channel");
+    if (payload_bytes)
+      isend_payload(payload, payload_bytes, dest, 2 * tag + 1, mpi, requests, "flow::Channel");
+  } catch (...) {
+    abandon(requests, std::move(buffers));
+    throw;
+  }
+  return dist::work_from_requests(comm, std::move(requests), std::move(what), std::move(buffers));
 }
 
 // Starts the header and payload sends of one message and wraps them in a Work that keeps
@@ -174,26 +189,23 @@ dist::Work start_message(const dist::Communicator& comm, const Header& h, const 
   w.put<uint8_t>(inline_payload ? 1 : 0);
   if (inline_payload) w.append(payload, h.nbytes);
 
-  auto state = new_state(comm, std::move(what));
-  state->keep_alive = std::move(keep);
-  auto header = std::make_shared<std::vector<std::byte>>(std::move(w.buffer()));
-  dist::Work work = start_header(comm, state, header, dest, tag);
-  if (!inline_payload)
-    isend_payload(payload, h.nbytes, dest, 2 * tag + 1, dist::native_handle(comm), state->requests,
-                  "flow::Channel");
-  return work;
+  auto buffers = std::make_shared<SendBuffers>();
+  buffers->header = std::move(w.buffer());
+  buffers->tensors = std::move(keep);
+  return start_sends(comm, std::move(buffers), payload, inline_payload ? 0 : h.nbytes, dest, tag,
+                     std::move(what));
 }
 
 // Takes the header `message` (probed from `status`) and decodes it: data or close mark.
 Incoming take_header(MPI_Message& message, const MPI_Status& status, int tag,
                      const std::string& where) {
   int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
+  detail::mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count of a header", where);
   Incoming in;
   in.source = status.MPI_SOURCE;
   in.buffer.resize(static_cast<size_t>(count));
-  detail::check_mpi(MPI_Mrecv(in.buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
-                    where, "MPI_Mrecv of a header");
+  detail::mpi_check(MPI_Mrecv(in.buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
+                    "MPI_Mrecv of a header", where);
   detail::ByteReader r(in.buffer.data(), in.buffer.size(), where);
   const auto magic = r.get<uint32_t>();
   if (magic == kCloseMagic) {
@@ -221,8 +233,8 @@ Incoming receive_header(const dist::Communicator& comm, int source, int tag,
                         const std::string& where) {
   MPI_Message message;
   MPI_Status status;
-  detail::check_mpi(MPI_Mprobe(source, 2 * tag, dist::native_handle(comm), &message, &status),
-                    where, "MPI_Mprobe");
+  detail::mpi_check(MPI_Mprobe(source, 2 * tag, dist::native_handle(comm), &message, &status),
+                    "MPI_Mprobe", where);
   return take_header(message, status, tag, where);
 }
 
@@ -238,8 +250,8 @@ void receive_payload(const dist::Communicator& comm, const Incoming& in, void* d
   auto* p = static_cast<std::byte*>(dst);
   for (uint64_t at = 0; at < nbytes; at += kChunkBytes) {
     const int n = static_cast<int>(std::min<uint64_t>(kChunkBytes, nbytes - at));
-    detail::check_mpi(MPI_Recv(p + at, n, MPI_BYTE, in.source, 2 * tag + 1, mpi, MPI_STATUS_IGNORE),
-                      where, "MPI_Recv of the payload");
+    detail::mpi_check(MPI_Recv(p + at, n, MPI_BYTE, in.source, 2 * tag + 1, mpi, MPI_STATUS_IGNORE),
+                      "MPI_Recv of the payload", where);
   }
 }
 
@@ -312,16 +324,22 @@ dist::Work Channel::close(const std::string& reason, bool failed) {
   w.put_string(reason.size() <= kMaxReasonBytes ? reason
                                                 : reason.substr(0, kMaxReasonBytes) + " [...]");
   // One buffer read by one send per receiver: every receiver may wait on any sender.
-  auto state = new_state(comm_, "channel '" + ends_.name + "' close");
-  auto header = std::make_shared<std::vector<std::byte>>(std::move(w.buffer()));
+  auto buffers = std::make_shared<SendBuffers>();
+  buffers->header = std::move(w.buffer());
+  const std::string what = "channel '" + ends_.name + "' close";
   const MPI_Comm mpi = dist::native_handle(comm_);
-  for (size_t j = 1; j < ends_.receivers.size(); ++j) {
-    state->requests.push_back(MPI_REQUEST_NULL);
-    detail::check_mpi(MPI_Isend(header->data(), static_cast<int>(header->size()), MPI_BYTE,
-                                ends_.receivers[j], 2 * ends_.tag, mpi, &state->requests.back()),
-                      where_, "MPI_Isend of a close");
+  std::vector<MPI_Request> requests;
+  for (int receiver : ends_.receivers) {
+    requests.push_back(MPI_REQUEST_NULL);
+    const int rc = MPI_Isend(buffers->header.data(), static_cast<int>(buffers->header.size()),
+                             MPI_BYTE, receiver, 2 * ends_.tag, mpi, &requests.back());
+    if (rc != MPI_SUCCESS) {
+      abandon(requests, std::move(buffers));
+      detail::throw_mpi_error(rc, "MPI_Isend of a close to rank " + std::to_string(receiver),
+                              where_);
+    }
   }
-  return start_header(comm_, std::move(state), std::move(header), ends_.receivers[0], ends_.tag);
+  return dist::work_from_requests(comm_, std::move(requests), what, std::move(buffers));
 }
 
 bool Channel::is_closed_by(int peer) const {
@@ -374,9 +392,9 @@ bool Channel::drain_arrived(int64_t* discarded) {
     for (int flag = 1; flag && !closed_by_[static_cast<size_t>(s)];) {
       MPI_Message message;
       MPI_Status status;
-      detail::check_mpi(MPI_Improbe(ends_.senders[static_cast<size_t>(s)], 2 * ends_.tag, mpi,
+      detail::mpi_check(MPI_Improbe(ends_.senders[static_cast<size_t>(s)], 2 * ends_.tag, mpi,
                                     &flag, &message, &status),
-                        where_, "MPI_Improbe");
+                        "MPI_Improbe", where_);
       if (!flag) break;
       Incoming in = take_header(message, status, ends_.tag, where_);
       if (in.close) {

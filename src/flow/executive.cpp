@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "exadnn/dist/mpi_interop.h"
+#include "flow/commlib_mpi.h"
 #include "flow/control_file_problems.h"
 #include "flow/executive_protocol.h"
 #include "flow/executive_roles.h"
@@ -37,8 +38,9 @@ RunResult run_workflow(const ControlFile& file, const dist::Communicator& job,
   x.size = job.size();
   x.workers = x.size - 1 - file.tuple_space_servers;
   const MPI_Comm parent = dist::native_handle(job);
-  MPI_Comm_dup(parent, &x.control);
-  MPI_Comm_dup(parent, &x.creation);
+  detail::mpi_check(MPI_Comm_dup(parent, &x.control), "MPI_Comm_dup (control)", detail::kExecutive);
+  detail::mpi_check(MPI_Comm_dup(parent, &x.creation), "MPI_Comm_dup (creation)",
+                    detail::kExecutive);
   // COMMLIB's own communicators: channel and tuple-space traffic never matches the Executive's.
   x.services = std::make_shared<detail::RankServices>();
   x.services->file = &file;
@@ -53,7 +55,8 @@ RunResult run_workflow(const ControlFile& file, const dist::Communicator& job,
   // One time origin for the timeline: rank 0's steady clock (CLOCK_MONOTONIC is shared by the
   // processes of a node; across nodes the events carry the nodes' clock offsets).
   x.t0 = detail::now_us();
-  MPI_Bcast(&x.t0, 1, MPI_INT64_T, 0, x.control);
+  detail::mpi_check(MPI_Bcast(&x.t0, 1, MPI_INT64_T, 0, x.control), "MPI_Bcast of the start time",
+                    detail::kExecutive);
   RunResult result;
   std::exception_ptr failure;  // rank 0: what went wrong in the scheduler itself
   if (is_server) {
@@ -81,12 +84,13 @@ RunResult run_workflow(const ControlFile& file, const dist::Communicator& job,
   }
   // Everyone learns how the run ended (and no rank frees the communicators while others use them).
   int ok = result.ok ? 1 : 0;
-  MPI_Bcast(&ok, 1, MPI_INT, 0, x.control);
+  detail::mpi_check(MPI_Bcast(&ok, 1, MPI_INT, 0, x.control), "MPI_Bcast of the outcome",
+                    detail::kExecutive);
   result.ok = ok != 0;
   x.services.reset();
   x.comm_cache.clear();
-  MPI_Comm_free(&x.creation);
-  MPI_Comm_free(&x.control);
+  detail::mpi_check(MPI_Comm_free(&x.creation), "MPI_Comm_free (creation)", detail::kExecutive);
+  detail::mpi_check(MPI_Comm_free(&x.control), "MPI_Comm_free (control)", detail::kExecutive);
   if (failure) std::rethrow_exception(failure);
   return result;
 }

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "exadnn/core/error.h"
+#include "flow/commlib_mpi.h"
 
 namespace exadnn::flow::detail {
 
@@ -56,7 +57,8 @@ bool wait_politely(MPI_Request& request, MPI_Status* status, int64_t deadline_us
   int sleep_us = 5;
   for (;;) {
     int done = 0;
-    MPI_Test(&request, &done, status ? status : MPI_STATUS_IGNORE);
+    mpi_check(MPI_Test(&request, &done, status ? status : MPI_STATUS_IGNORE),
+              "MPI_Test of an Executive message", kExecutive);
     if (done) return true;
     const int64_t now = now_us();
     if (deadline_us && now >= deadline_us) return false;

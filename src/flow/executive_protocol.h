@@ -17,6 +17,9 @@
 
 namespace exadnn::flow::detail {
 
+/// Where the Executive's errors come from (exadnn::Error's `where`).
+inline constexpr const char* kExecutive = "flow Executive";
+
 constexpr int kAssignTag = 1;  ///< scheduler -> worker
 constexpr int kDoneTag = 2;    ///< worker -> scheduler
 constexpr int64_t kTask = 0;   ///< an assignment
@@ -65,7 +68,7 @@ Assignment unpack_assignment(const std::vector<int64_t>& words);
 /// Waits for `request` without pinning a core: tests it in a tight loop for a short while, then
 /// sleeps between tests (up to `max_sleep_us`), so idle ranks leave the cores to busy ones;
 /// `idle` (if any) runs before each sleep. Returns false if `deadline_us` (steady-clock
-/// microseconds; 0 = none) passed first.
+/// microseconds; 0 = none) passed first; a failed MPI_Test is an Error naming it.
 bool wait_politely(MPI_Request& request, MPI_Status* status, int64_t deadline_us = 0,
                    int max_sleep_us = 200, const std::function<void()>& idle = nullptr);
 /// Steady-clock microseconds.

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "exadnn/flow/module.h"
+#include "flow/commlib_mpi.h"
 #include "flow/executive_protocol.h"
 #include "flow/executive_roles.h"
 
@@ -140,9 +141,13 @@ class Scheduler {
       for (const auto& p : a.gang) {
         a.module = p.module;
         const auto words = pack_assignment(a);
-        for (int r : p.ranks)
-          MPI_Send(words.data(), static_cast<int>(words.size()), MPI_INT64_T, r, kAssignTag,
-                   x_.control);
+        for (int r : p.ranks) {
+          const int rc = MPI_Send(words.data(), static_cast<int>(words.size()), MPI_INT64_T, r,
+                                  kAssignTag, x_.control);
+          if (rc != MPI_SUCCESS)
+            throw_mpi_error(rc, exadnn::detail::cat("MPI_Send of task ", a.task, " to rank ", r),
+                            kExecutive);
+        }
       }
       running_.emplace(a.task, std::move(run));
       ++result_.tasks;
@@ -187,15 +192,20 @@ class Scheduler {
     std::vector<char>& buffer = report_buffer_;
     MPI_Request request = MPI_REQUEST_NULL;
     MPI_Status status;
-    MPI_Irecv(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, MPI_ANY_SOURCE, kDoneTag,
-              x_.control, &request);
+    mpi_check(MPI_Irecv(buffer.data(), static_cast<int>(buffer.size()), MPI_BYTE, MPI_ANY_SOURCE,
+                        kDoneTag, x_.control, &request),
+              "MPI_Irecv of a task report", kExecutive);
     if (!wait_politely(request, &status, deadline_us)) {
-      MPI_Cancel(&request);
-      MPI_Wait(&request, MPI_STATUS_IGNORE);
+      mpi_check(MPI_Cancel(&request), "MPI_Cancel of a task report's receive", kExecutive);
+      mpi_check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait of a cancelled receive",
+                kExecutive);
       return -1;
     }
     int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
+    mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count of a task report",
+              kExecutive);
+    EXADNN_CHECK(count >= static_cast<int>(sizeof(DoneHeader)), kExecutive, "task report of ",
+                 count, " bytes from rank ", status.MPI_SOURCE, " is too short");
     DoneHeader done;
     std::memcpy(&done, buffer.data(), sizeof(DoneHeader));
     const std::string error(buffer.data() + sizeof(DoneHeader), count - sizeof(DoneHeader));
@@ -296,7 +306,11 @@ class Scheduler {
 
 void stop_workers(const ExecutiveSetup& x, bool ok) {
   const int64_t stop[2] = {kStop, ok ? 1 : 0};
-  for (int r = 1; r <= x.workers; ++r) MPI_Send(stop, 2, MPI_INT64_T, r, kAssignTag, x.control);
+  for (int r = 1; r <= x.workers; ++r) {
+    const int rc = MPI_Send(stop, 2, MPI_INT64_T, r, kAssignTag, x.control);
+    if (rc != MPI_SUCCESS)
+      throw_mpi_error(rc, exadnn::detail::cat("MPI_Send of stop to rank ", r), kExecutive);
+  }
 }
 
 RunResult run_scheduler(ExecutiveSetup& setup) {

@@ -16,6 +16,7 @@
 #include "exadnn/dist/mpi_interop.h"
 #include "exadnn/flow/channel.h"
 #include "exadnn/flow/module.h"
+#include "flow/commlib_mpi.h"
 #include "flow/executive_protocol.h"
 #include "flow/executive_roles.h"
 
@@ -29,16 +30,24 @@ dist::Communicator instance_comm(const ExecutiveSetup& x, const std::vector<int>
                                  int64_t task) {
   if (ranks.size() == 1) return dist::from_mpi(MPI_COMM_SELF);
   MPI_Group all = MPI_GROUP_NULL, mine = MPI_GROUP_NULL;
-  MPI_Comm_group(x.creation, &all);
-  MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &mine);
+  mpi_check(MPI_Comm_group(x.creation, &all), "MPI_Comm_group", kExecutive);
+  const int incl = MPI_Group_incl(all, static_cast<int>(ranks.size()), ranks.data(), &mine);
+  if (incl != MPI_SUCCESS) {
+    MPI_Group_free(&all);  // (the error reported is the one that matters)
+    throw_mpi_error(incl, "MPI_Group_incl", kExecutive);
+  }
   MPI_Comm made = MPI_COMM_NULL;
   const int rc = MPI_Comm_create_group(x.creation, mine, static_cast<int>(task % 32000), &made);
-  MPI_Group_free(&mine);
-  MPI_Group_free(&all);
-  EXADNN_CHECK(rc == MPI_SUCCESS && made != MPI_COMM_NULL, "flow Executive",
-               "MPI_Comm_create_group failed for task ", task);
+  const int freed_mine = MPI_Group_free(&mine);
+  const int freed_all = MPI_Group_free(&all);
+  if (rc != MPI_SUCCESS)
+    throw_mpi_error(rc, exadnn::detail::cat("MPI_Comm_create_group for task ", task), kExecutive);
+  mpi_check(freed_mine, "MPI_Group_free", kExecutive);
+  mpi_check(freed_all, "MPI_Group_free", kExecutive);
+  EXADNN_CHECK(made != MPI_COMM_NULL, kExecutive, "MPI_Comm_create_group for task ", task,
+               " left this rank out of the task's communicator");
   dist::Communicator comm = dist::from_mpi(made);
-  MPI_Comm_free(&made);
+  mpi_check(MPI_Comm_free(&made), "MPI_Comm_free", kExecutive);
   return comm;
 }
 
@@ -195,7 +204,10 @@ void run_task(ExecutiveSetup& x, const Assignment& a, std::map<int, ModuleFn>& f
   std::string message(sizeof(DoneHeader), '\0');
   std::memcpy(message.data(), &done, sizeof(DoneHeader));
   message += error.substr(0, 60000);  // the scheduler's buffer holds 64 KiB
-  MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kDoneTag, x.control);
+  const int rc =
+      MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, 0, kDoneTag, x.control);
+  if (rc != MPI_SUCCESS)
+    throw_mpi_error(rc, exadnn::detail::cat("MPI_Send of the report of task ", a.task), kExecutive);
 }
 
 }  // namespace
@@ -207,11 +219,13 @@ void run_worker(ExecutiveSetup& x) {
   for (;;) {
     MPI_Request request = MPI_REQUEST_NULL;
     MPI_Status status;
-    MPI_Irecv(words.data(), static_cast<int>(words.size()), MPI_INT64_T, 0, kAssignTag, x.control,
-              &request);
+    mpi_check(MPI_Irecv(words.data(), static_cast<int>(words.size()), MPI_INT64_T, 0, kAssignTag,
+                        x.control, &request),
+              "MPI_Irecv of a task assignment", kExecutive);
     wait_politely(request, &status, 0, 200, [&] { drains.progress(); });
     int count = 0;
-    MPI_Get_count(&status, MPI_INT64_T, &count);
+    mpi_check(MPI_Get_count(&status, MPI_INT64_T, &count), "MPI_Get_count of a task assignment",
+              kExecutive);
     EXADNN_CHECK(count >= 2, "flow Executive", "malformed message from the scheduler");
     if (words[0] == kStop) {
       drains.finish(nullptr);  // every task has reported: every close is on its way

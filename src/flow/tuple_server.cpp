@@ -48,18 +48,19 @@ class Shard {
     for (bool running = true; running;) {
       MPI_Message message;
       MPI_Status status;
-      detail::check_mpi(MPI_Mprobe(MPI_ANY_SOURCE, detail::kRequestTag, mpi_, &message, &status),
-                        kWhere, "MPI_Mprobe for a request");
+      detail::mpi_check(MPI_Mprobe(MPI_ANY_SOURCE, detail::kRequestTag, mpi_, &message, &status),
+                        "MPI_Mprobe for a request", kWhere);
       int count = 0;
-      MPI_Get_count(&status, MPI_BYTE, &count);
+      detail::mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count of a request",
+                        kWhere);
       std::vector<std::byte> buffer(static_cast<size_t>(count));
-      detail::check_mpi(MPI_Mrecv(buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
-                        kWhere, "MPI_Mrecv of a request");
+      detail::mpi_check(MPI_Mrecv(buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
+                        "MPI_Mrecv of a request", kWhere);
       running = handle(status.MPI_SOURCE, buffer);
       reap();
     }
     for (Outgoing& o : outgoing_)
-      detail::check_mpi(MPI_Wait(&o.request, MPI_STATUS_IGNORE), kWhere, "MPI_Wait of a reply");
+      detail::mpi_check(MPI_Wait(&o.request, MPI_STATUS_IGNORE), "MPI_Wait of a reply", kWhere);
     outgoing_.clear();
   }
 
@@ -217,16 +218,16 @@ class Shard {
     const int rc = MPI_Isend(o.buffer.data(), static_cast<int>(o.buffer.size()), MPI_BYTE, client,
                              detail::kReplyTag, mpi_, &o.request);
     if (rc != MPI_SUCCESS)
-      detail::throw_mpi_error(rc, kWhere,
-                              exadnn::detail::cat("MPI_Isend of a reply to rank ", client));
+      detail::throw_mpi_error(rc, exadnn::detail::cat("MPI_Isend of a reply to rank ", client),
+                              kWhere);
   }
 
   // Forgets replies that have gone out.
   void reap() {
     for (auto it = outgoing_.begin(); it != outgoing_.end();) {
       int done = 0;
-      detail::check_mpi(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), kWhere,
-                        "MPI_Test of a reply");
+      detail::mpi_check(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), "MPI_Test of a reply",
+                        kWhere);
       it = done ? outgoing_.erase(it) : std::next(it);
     }
   }

@@ -149,9 +149,10 @@ struct TupleSpace::State {
       const int rc = MPI_Send(w.buffer().data(), static_cast<int>(w.size()), MPI_BYTE, server,
                               detail::kRequestTag, mpi);
       if (rc != MPI_SUCCESS)  // the message is built only when needed: this is the hot path
-        detail::check_mpi(
-            rc, kWhere,
-            exadnn::detail::cat(op_name(op), " of '", key, "' to server rank ", server));
+        detail::throw_mpi_error(rc,
+                                exadnn::detail::cat("MPI_Send of ", op_name(op), " '", key,
+                                                    "' to server rank ", server),
+                                kWhere);
     }
     Reply reply{wait_reply(id), 0};
     detail::ByteReader r(reply.bytes.data(), reply.bytes.size(), kWhere);
@@ -182,15 +183,16 @@ struct TupleSpace::State {
           int flag = 0;
           MPI_Message message;
           MPI_Status status;
-          detail::check_mpi(
-              MPI_Improbe(MPI_ANY_SOURCE, detail::kReplyTag, mpi, &flag, &message, &status), kWhere,
-              "MPI_Improbe for a reply");
+          detail::mpi_check(
+              MPI_Improbe(MPI_ANY_SOURCE, detail::kReplyTag, mpi, &flag, &message, &status),
+              "MPI_Improbe for a reply", kWhere);
           if (!flag) break;
           int count = 0;
-          MPI_Get_count(&status, MPI_BYTE, &count);
+          detail::mpi_check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count of a reply",
+                            kWhere);
           std::vector<std::byte> buffer(static_cast<size_t>(count));
-          detail::check_mpi(MPI_Mrecv(buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
-                            kWhere, "MPI_Mrecv of a reply");
+          detail::mpi_check(MPI_Mrecv(buffer.data(), count, MPI_BYTE, &message, MPI_STATUS_IGNORE),
+                            "MPI_Mrecv of a reply", kWhere);
           EXADNN_CHECK(buffer.size() >= sizeof(uint64_t) + 1, kWhere, "malformed reply of ",
                        buffer.size(), " bytes from rank ", status.MPI_SOURCE);
           uint64_t reply_id = 0;

@@ -35,6 +35,30 @@ if(flow_sources)
     set_tests_properties(flow.np${np}.ExecutiveFailures PROPERTIES
       LABELS "flow" TIMEOUT 120 ENVIRONMENT "EXADNN_DIST_TIMEOUT=60;OMP_NUM_THREADS=1")
   endforeach()
+  # One of the Executive's own MPI calls fails (flow/mpi_failure_main.cpp, through MPI's profiling
+  # interface): that rank's error names the call and MPI's message and ends the job (before, the
+  # code was ignored: a hang, or a run on garbage). Case: function|rank|what the message says.
+  add_executable(exadnn_flow_mpi_failure ${CMAKE_CURRENT_SOURCE_DIR}/flow/mpi_failure_main.cpp)
+  target_link_libraries(exadnn_flow_mpi_failure PRIVATE exadnn_flow)
+  # The MPI_* functions it defines must replace MPI's for the libraries too.
+  set_target_properties(exadnn_flow_mpi_failure PROPERTIES ENABLE_EXPORTS ON)
+  foreach(case "MPI_Send|1|MPI_Send of the report of task [0-9]+"
+               "MPI_Send|0|MPI_Send of task [0-9]+ to rank 1"
+               "MPI_Bcast|1|MPI_Bcast of the start time"
+               "MPI_Irecv|0|MPI_Irecv of a task report"
+               "MPI_Comm_dup|2|MPI_Comm_dup .control.")
+    string(REPLACE "|" ";" case "${case}")
+    list(GET case 0 function)
+    list(GET case 1 rank)
+    list(GET case 2 call)
+    set(name flow.np3.mpi_failure.${function}.rank${rank})
+    add_test(NAME ${name} COMMAND ${EXADNN_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 3
+             $<TARGET_FILE:exadnn_flow_mpi_failure> ${function} ${rank})
+    set_tests_properties(${name} PROPERTIES LABELS "flow" TIMEOUT 60
+      ENVIRONMENT "EXADNN_DIST_TIMEOUT=30;OMP_NUM_THREADS=1"
+      PASS_REGULAR_EXPRESSION
+        "exadnn \\(rank ${rank} of 3\\): exadnn: flow Executive: ${call} failed: MPI_ERR_OTHER")
+  endforeach()
   # The control-file parser needs no peers: one rank.
   add_test(NAME flow.np1.ControlFile
     COMMAND ${EXADNN_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 1 $<TARGET_FILE:exadnn_flow_tests> --gtest_filter=ControlFile.*)

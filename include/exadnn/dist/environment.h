@@ -6,6 +6,8 @@
 // Communicator::world() initialises MPI and it is finalised at exit.
 #pragma once
 
+#include <string>
+
 namespace exadnn::dist {
 
 /// Initialises MPI (thread level MPI_THREAD_SERIALIZED) unless it already is; finalises it on
@@ -30,5 +32,12 @@ bool mpi_is_initialized();
 
 /// Initialises MPI if nobody has; exadnn then finalises it at exit.
 void ensure_mpi_initialized();
+
+/// For front ends' error paths: in a running MPI job of two or more processes, prints
+/// "exadnn (rank R of N): <message>" on stderr and ends every process of the job (MPI_Abort on
+/// MPI_COMM_WORLD) with exit code `code`; otherwise (no MPI, or one process) returns false and
+/// leaves the error to the caller. Needs no Communicator and is never collective, so a rank can
+/// call it alone. (Communicator::abort ends a communicator's processes the same way.)
+bool abort_job(const std::string& message, int code = 1);
 
 }  // namespace exadnn::dist

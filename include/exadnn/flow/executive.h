@@ -66,6 +66,9 @@ struct RunResult {
 
 /// Runs `file` over the ranks of `job` (collective: every rank of `job` calls it with the same
 /// file). Throws exadnn::Error (on every rank) if the job does not have the ranks the file needs.
+/// An MPI call of the Executive that fails throws an Error naming it on that rank only: the
+/// others cannot be told, so the caller ends the job with it (dist::abort_job), as `exadnn flow
+/// run` does.
 RunResult run_workflow(const ControlFile& file, const dist::Communicator& job,
                        const RunOptions& options = {});
 
