@@ -103,7 +103,17 @@
 #include "exadnn/precision/accuracy.h"
 #include "exadnn/precision/autocast.h"
 
-// train: name -> factory tables of layer kinds and losses
+// train: name -> factory tables (layers, losses, optimizers, schedulers, datasets) and the pieces
+// of a training run (model builder, memory estimate, output checks, resume fields, loss watch)
+#include "exadnn/train/datasets.h"
 #include "exadnn/train/layers.h"
+#include "exadnn/train/loss_watch.h"
 #include "exadnn/train/losses.h"
+#include "exadnn/train/memory_budget.h"
+#include "exadnn/train/model_builder.h"
+#include "exadnn/train/optimizers.h"
+#include "exadnn/train/options.h"
+#include "exadnn/train/output_files.h"
 #include "exadnn/train/registry.h"
+#include "exadnn/train/resume_point.h"
+#include "exadnn/train/schedulers.h"
