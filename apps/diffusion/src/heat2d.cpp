@@ -15,7 +15,7 @@ Heat2d::Heat2d(const Heat2dOptions& options)
                " must be in [4, 32768]");
   EXADNN_CHECK(options.r > 0 && options.r < 0.25, "diffusion::Heat2d",
                "r = a dt / dx^2 = ", options.r,
-               " must be in (0, 0.25): the explicit scheme is unstable at r >= 1/4");
+               " must be in (0, 0.25): the explicit scheme's stability limit is r < 1/4");
   EXADNN_CHECK(std::isfinite(options.forcing) && options.forcing >= 0, "diffusion::Heat2d",
                "forcing = ", options.forcing, " must be a finite number >= 0");
 }
