@@ -73,7 +73,8 @@ bool contains(const std::string& text, const std::string& part) {
 }
 
 // Simulation -> learner, the in-situ pattern: the sender throws after two messages while the
-// receiver waits for five (apps/diffusion/workflows/in_situ_learning.yaml with a failing simulation).
+// receiver waits for five (apps/diffusion/workflows/in_situ_learning.yaml with a failing
+// simulation).
 std::string in_situ_yaml(const std::string& receiver_on_error) {
   return "modules:\n"
          "  tx: {run: flow_test_send_then_fail, on_error: continue, args: {count: 5, fail_after: "

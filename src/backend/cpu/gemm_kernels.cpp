@@ -28,7 +28,8 @@ int blas_int(int64_t v, const char* what) {
 template <class Call>
 void blas_gemm(const GemmArgs& g, size_t esize, Call call) {
   const int threads = omp_get_max_threads();
-  const double flops = 2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
+  const double flops =
+      2.0 * static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k);
   if (!split_blas_over_openmp() || threads == 1 || flops < 4e6) return call(g);
   const bool by_rows = g.m >= g.n;
   const int64_t extent = by_rows ? g.m : g.n;
@@ -74,7 +75,8 @@ void gemm_integer(const GemmArgs& g) {
 #pragma omp parallel for if (g.m * g.n * g.k >= kParallelGrain)
   for (int64_t i = 0; i < g.m; ++i) {
     T* crow = c + i * g.ldc;
-    for (int64_t j = 0; j < g.n; ++j) crow[j] = beta == T(0) ? T(0) : static_cast<T>(beta * crow[j]);
+    for (int64_t j = 0; j < g.n; ++j)
+      crow[j] = beta == T(0) ? T(0) : static_cast<T>(beta * crow[j]);
     for (int64_t p = 0; p < g.k; ++p) {
       const T av = static_cast<T>(alpha * (g.trans_a ? a[p * g.lda + i] : a[i * g.lda + p]));
       for (int64_t j = 0; j < g.n; ++j)
@@ -88,10 +90,10 @@ void gemm_integer(const GemmArgs& g) {
 void sgemm(const GemmArgs& g) {
   if (gemm_provider() == GemmProvider::onednn) {
     const ExactTeamScope team;  // dnnl_sgemm splits for the team it asks for (omp_team.h)
-    const dnnl_status_t st = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k,
-                                        static_cast<float>(g.alpha), static_cast<const float*>(g.a),
-                                        g.lda, static_cast<const float*>(g.b), g.ldb,
-                                        static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc);
+    const dnnl_status_t st = dnnl_sgemm(
+        g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k, static_cast<float>(g.alpha),
+        static_cast<const float*>(g.a), g.lda, static_cast<const float*>(g.b), g.ldb,
+        static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc);
     EXADNN_CHECK(st == dnnl_success, "gemm", "dnnl_sgemm failed with status ", static_cast<int>(st),
                  " for m=", g.m, " n=", g.n, " k=", g.k);
     return;
