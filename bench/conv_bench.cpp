@@ -25,7 +25,6 @@
 #include <string>
 
 #include "exadnn/exadnn.h"
-#include "exadnn/precision/autocast.h"
 
 namespace {
 

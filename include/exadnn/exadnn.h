@@ -22,7 +22,8 @@
 #include "exadnn/core/storage.h"
 #include "exadnn/core/tensor.h"
 
-// backends: the dispatch table and the kernel signatures a backend registers
+// backends: the dispatch table, the kernel signatures a backend registers, and the mixed-precision
+// policy and its scopes (precision_policy.h: MatmulPrecision, precision::Autocast)
 #include "exadnn/backend/conv_algorithm.h"
 #include "exadnn/backend/dispatch.h"
 #include "exadnn/backend/kernels.h"
@@ -38,7 +39,6 @@
 #include "exadnn/autograd/node.h"
 
 // ops: the functional API
-#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/comparison.h"
 #include "exadnn/ops/conv.h"
 #include "exadnn/ops/elementwise.h"
@@ -99,9 +99,8 @@
 #include "exadnn/async/atomic_ops.h"
 #include "exadnn/async/param_slab.h"
 
-// parallel: mixed precision (autocast, matmul precision accuracy)
+// precision: how accurate each matmul precision is (the policy itself is in backend)
 #include "exadnn/precision/accuracy.h"
-#include "exadnn/precision/autocast.h"
 
 // train: name -> factory tables (layers, losses, optimizers, schedulers, datasets) and the pieces
 // of a training run (model builder, memory estimate, output checks, resume fields, loss watch)

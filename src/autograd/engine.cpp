@@ -114,7 +114,7 @@ void run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots
 
   NoGradGuard no_grad;  // gradient rules are not themselves recorded
   // Gradient rules compute in the dtypes the forward pass recorded, even inside an autocast scope.
-  AutocastGuard autocast_off(DType::f32);
+  precision::Autocast autocast_off(DType::f32);
   CallbackScope callbacks;
   while (!ready.empty()) {
     Node* node = ready.top();

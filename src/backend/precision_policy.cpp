@@ -1,4 +1,4 @@
-// Per-thread matmul precision and autocast dtype.
+// The per-thread mixed-precision state: matmul precision and autocast dtype.
 #include "exadnn/backend/precision_policy.h"
 
 #include <string>
@@ -44,10 +44,10 @@ void set_matmul_precision(MatmulPrecision p) noexcept {
   t_matmul_precision = p;
 }
 
-DType autocast_dtype() noexcept {
+DType precision::autocast_dtype() noexcept {
   return t_autocast;
 }
-void set_autocast_dtype(DType dtype) {
+void precision::set_autocast_dtype(DType dtype) {
   EXADNN_CHECK(dtype == DType::f32 || dtype == DType::f16 || dtype == DType::bf16, "autocast",
                "dtype must be f16 or bf16 (f32 turns it off), got ", dtype_name(dtype));
   t_autocast = dtype;

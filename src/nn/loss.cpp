@@ -1,11 +1,11 @@
 #include "exadnn/nn/loss.h"
 
-#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/comparison.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/operators.h"
 #include "exadnn/ops/reduction.h"
+#include "ops/autocast.h"
 
 namespace exadnn::nn {
 
@@ -13,9 +13,12 @@ namespace {
 
 Tensor reduce(const Tensor& per_element, Reduction r) {
   switch (r) {
-    case Reduction::mean: return mean(per_element);
-    case Reduction::sum: return sum(per_element);
-    case Reduction::none: return per_element;
+    case Reduction::mean:
+      return mean(per_element);
+    case Reduction::sum:
+      return sum(per_element);
+    case Reduction::none:
+      return per_element;
   }
   return per_element;
 }
@@ -23,15 +26,15 @@ Tensor reduce(const Tensor& per_element, Reduction r) {
 void check_classification(const Tensor& scores, const Tensor& target, const char* op) {
   EXADNN_CHECK(scores.dim() == 2, op, "expects scores of shape [N, C], got ", scores.shape());
   EXADNN_CHECK(target.dim() == 1 && target.size(0) == scores.size(0), op, "target of shape ",
-               target.shape(), " does not match scores of shape ", scores.shape(),
-               " (expected [", scores.size(0), "])");
+               target.shape(), " does not match scores of shape ", scores.shape(), " (expected [",
+               scores.size(0), "])");
   EXADNN_CHECK(!is_floating(target.dtype()), op, "target must hold class indices (integers), got ",
                dtype_name(target.dtype()));
 }
 
 void check_same_shape(const Tensor& a, const Tensor& b, const char* op) {
-  EXADNN_CHECK(a.shape() == b.shape(), op, "input of shape ", a.shape(),
-               " and target of shape ", b.shape(), " differ");
+  EXADNN_CHECK(a.shape() == b.shape(), op, "input of shape ", a.shape(), " and target of shape ",
+               b.shape(), " differ");
 }
 
 }  // namespace
@@ -43,7 +46,8 @@ Tensor one_hot(const Tensor& target, int64_t classes, DType dtype) {
     EXADNN_CHECK(lo >= 0 && hi < classes, "one_hot", "class index ", lo < 0 ? lo : hi,
                  " is outside [0, ", classes, ")");
   }
-  return eq(labels.unsqueeze(-1), arange(classes, TensorOptions(DType::i64).device(target.device())))
+  return eq(labels.unsqueeze(-1),
+            arange(classes, TensorOptions(DType::i64).device(target.device())))
       .to(dtype);
 }
 

@@ -2,9 +2,9 @@
 // gradient.
 #include "exadnn/ops/normalization.h"
 
+#include "autocast.h"
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/backend/nn_kernels.h"
-#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/inplace.h"
 #include "internal.h"
 

@@ -2,9 +2,9 @@
 // backward weights for weight and bias).
 #include "exadnn/ops/conv.h"
 
+#include "autocast.h"
 #include "exadnn/backend/nn_kernels.h"
 #include "exadnn/backend/precision_policy.h"
-#include "exadnn/ops/autocast.h"
 #include "exadnn/ops/reduction.h"
 #include "internal.h"
 
@@ -75,7 +75,7 @@ Shape conv2d_output_shape(const Shape& x, const Shape& weight, const Conv2dParam
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
               const Conv2dParams& params) {
   // Autocast: 16-bit where the backend has a 16-bit convolution, else f32.
-  const DType dt = autocast_dtype();
+  const DType dt = precision::autocast_dtype();
   if (dt == DType::f32 || !x.defined()) return conv2d_impl(x, weight, bias, params);
   const bool has_16bit =
       KernelRegistry::instance().find(OpId::conv2d_forward, x.device().kind, dt) != nullptr;

@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "exadnn/ops/autocast.h"
+#include "autocast.h"
 #include "internal.h"
 
 namespace exadnn {
@@ -34,8 +34,8 @@ struct Matrix {
 
 Matrix as_matrix(const Tensor& x) {
   const int64_t n = x.dim();
-  const auto layout = gemm_layout(x.shape()[n - 2], x.shape()[n - 1], x.strides()[n - 2],
-                                  x.strides()[n - 1]);
+  const auto layout =
+      gemm_layout(x.shape()[n - 2], x.shape()[n - 1], x.strides()[n - 2], x.strides()[n - 1]);
   if (layout) return {x, *layout};
   Tensor dense = x.detach().contiguous();
   return {dense, *gemm_layout(x.shape()[n - 2], x.shape()[n - 1], dense.strides()[n - 2],
@@ -155,14 +155,15 @@ Tensor matmul(const Tensor& a0, const Tensor& b0, MatmulPrecision precision) {
   ops::check_defined(b0, "matmul", "second operand");
   const Tensor a = autocast_to_16bit(a0), b = autocast_to_16bit(b0);  // autocast: 16-bit products
   ops::check_same_device(a, b, "matmul");
-  EXADNN_CHECK(a.dtype() == b.dtype(), "matmul", "dtype mismatch: ", dtype_name(a.dtype()),
-               " and ", dtype_name(b.dtype()), " (convert one with to())");
-  EXADNN_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul", "operands must have at least 1 dimension, "
-               "got shapes ", a.shape(), " and ", b.shape());
+  EXADNN_CHECK(a.dtype() == b.dtype(), "matmul", "dtype mismatch: ", dtype_name(a.dtype()), " and ",
+               dtype_name(b.dtype()), " (convert one with to())");
+  EXADNN_CHECK(a.dim() >= 1 && b.dim() >= 1, "matmul",
+               "operands must have at least 1 dimension, "
+               "got shapes ",
+               a.shape(), " and ", b.shape());
   check_matmul_shapes(a.shape(), b.shape());
   const bool a_vector = a.dim() == 1, b_vector = b.dim() == 1;
-  Tensor out =
-      matmul_nd(a_vector ? a.unsqueeze(0) : a, b_vector ? b.unsqueeze(1) : b, precision);
+  Tensor out = matmul_nd(a_vector ? a.unsqueeze(0) : a, b_vector ? b.unsqueeze(1) : b, precision);
   if (b_vector) out = out.squeeze(-1);
   if (a_vector) out = out.squeeze(b_vector ? -1 : -2);  // vector·vector is a 0-d dot product
   return out;

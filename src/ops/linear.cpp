@@ -1,5 +1,5 @@
 // linear: x·Wᵀ + b as one graph node, with a gradient laid out like the parameters.
-#include "exadnn/ops/autocast.h"
+#include "autocast.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/linalg.h"
 #include "exadnn/ops/reduction.h"
@@ -14,11 +14,10 @@ Tensor linear(const Tensor& x_in, const Tensor& weight_in, const Tensor& bias_in
   const Tensor x = autocast_to_16bit(x_in), weight = autocast_to_16bit(weight_in);
   const Tensor bias = autocast_to_16bit(bias_in);
   EXADNN_CHECK(weight.dim() == 2, "linear", "weight must be [out, in], got ", weight.shape());
-  EXADNN_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input of shape ",
-               x.shape(), " does not match weight of shape ", weight.shape(), " (in = ",
-               weight.size(1), ")");
-  EXADNN_CHECK(!bias.defined() || bias.shape() == Shape{weight.size(0)}, "linear",
-               "bias of shape ", bias.shape(), " does not match weight of shape ", weight.shape());
+  EXADNN_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear", "input of shape ", x.shape(),
+               " does not match weight of shape ", weight.shape(), " (in = ", weight.size(1), ")");
+  EXADNN_CHECK(!bias.defined() || bias.shape() == Shape{weight.size(0)}, "linear", "bias of shape ",
+               bias.shape(), " does not match weight of shape ", weight.shape());
   Tensor y;
   {
     NoGradGuard no_grad;  // the node below is the only one recorded

@@ -3,7 +3,7 @@
 
 #include <limits>
 
-#include "exadnn/ops/autocast.h"
+#include "autocast.h"
 #include "exadnn/ops/comparison.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/operators.h"
@@ -17,11 +17,11 @@ using Grads = std::vector<Tensor>;
 
 // How a reduction over `axes` maps x onto its output.
 struct Plan {
-  Tensor permuted;     // x viewed as [kept..., reduced...]
-  int64_t reduced = 0; // number of reduced axes
-  int64_t count = 1;   // elements folded into each output
-  Shape kept_shape;    // output shape with reduced axes removed
-  Shape keep_shape;    // output shape with reduced axes kept as 1
+  Tensor permuted;      // x viewed as [kept..., reduced...]
+  int64_t reduced = 0;  // number of reduced axes
+  int64_t count = 1;    // elements folded into each output
+  Shape kept_shape;     // output shape with reduced axes removed
+  Shape keep_shape;     // output shape with reduced axes kept as 1
 };
 
 Plan make_plan(const Tensor& x, const Axes& axes, const char* op) {
@@ -71,7 +71,9 @@ Tensor run_reduce(OpId op, const Plan& p, bool keepdim) {
 }
 
 // Integer and bool sums accumulate in i64.
-DType sum_dtype(DType t) { return is_floating(t) ? t : DType::i64; }
+DType sum_dtype(DType t) {
+  return is_floating(t) ? t : DType::i64;
+}
 
 // max and min: the gradient is shared equally by every element equal to the result.
 Tensor extreme(const Tensor& x, const Axes& axes, bool keepdim, OpId op, const char* name) {
@@ -150,7 +152,11 @@ Tensor argmax(const Tensor& x, int64_t axis, bool keepdim) {
 Tensor argmin(const Tensor& x, int64_t axis, bool keepdim) {
   return arg_extreme(x, axis, keepdim, OpId::argmin, "argmin");
 }
-Tensor argmax(const Tensor& x) { return argmax(x.reshape({-1}), 0); }
-Tensor argmin(const Tensor& x) { return argmin(x.reshape({-1}), 0); }
+Tensor argmax(const Tensor& x) {
+  return argmax(x.reshape({-1}), 0);
+}
+Tensor argmin(const Tensor& x) {
+  return argmin(x.reshape({-1}), 0);
+}
 
 }  // namespace exadnn

@@ -2,8 +2,8 @@
 // output).
 #include "exadnn/ops/softmax.h"
 
+#include "autocast.h"
 #include "exadnn/backend/nn_kernels.h"
-#include "exadnn/ops/autocast.h"
 #include "internal.h"
 
 namespace exadnn {

@@ -3,7 +3,7 @@
 #include <limits>
 #include <vector>
 
-#include "exadnn/precision/autocast.h"
+#include "exadnn/backend/precision_policy.h"
 #include "optim_test_util.h"
 
 using namespace exadnn;

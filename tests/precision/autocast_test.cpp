@@ -4,9 +4,9 @@
 
 #include <thread>
 
+#include "exadnn/backend/precision_policy.h"
 #include "exadnn/nn/conv.h"
 #include "exadnn/nn/pooling.h"
-#include "exadnn/precision/autocast.h"
 #include "testing.h"
 
 using namespace exadnn;

@@ -6,8 +6,8 @@
 #include <thread>
 
 #include "../ops/op_test_util.h"
+#include "exadnn/backend/precision_policy.h"
 #include "exadnn/precision/accuracy.h"
-#include "exadnn/precision/autocast.h"
 
 using namespace exadnn;
 using exadnn::optest::make;

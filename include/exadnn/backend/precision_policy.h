@@ -1,8 +1,10 @@
-// Per-thread precision state that ops consult: how f32 matrix products are computed
-// (matmul_precision) and the dtype of an autocast scope. Users set them per scope with
-// MatmulPrecisionGuard and precision::Autocast (exadnn/precision/autocast.h), or per call
-// (matmul(a, b, precision)). There is no process-wide mode: each thread starts at fp32, no
-// autocast.
+// The mixed-precision policy and its scopes, in one place: how f32 matrix products are computed
+// (MatmulPrecision, set per scope with MatmulPrecisionGuard or per call with
+// matmul(a, b, precision)) and autocast (precision::Autocast). Both are per-thread state: each
+// thread starts at fp32 with no autocast, and there is no process-wide mode. The header sits in
+// the backend layer, the lowest that needs it: GemmArgs carries the matmul precision to the GEMM
+// kernels, the ops consult both, and the backward engine turns autocast off. docs/precision.md
+// is the full account; precision/accuracy.h measures how accurate each matmul precision is.
 #pragma once
 
 #include <cstdint>
@@ -46,22 +48,39 @@ class MatmulPrecisionGuard {
   MatmulPrecision previous_;
 };
 
-/// This thread's autocast dtype: f16 or bf16 inside an autocast scope, f32 outside.
+namespace precision {
+
+/// This thread's autocast dtype: that of the innermost Autocast scope (f16 or bf16), f32 outside
+/// any (or inside Autocast(DType::f32)).
 DType autocast_dtype() noexcept;
-/// Sets this thread's autocast dtype (f16 or bf16; f32 = off). Prefer a scope (AutocastGuard).
+/// Sets this thread's autocast dtype: f16 or bf16, f32 = off; Error for any other dtype. Prefer
+/// a scope (Autocast), which restores the previous dtype.
 void set_autocast_dtype(DType dtype);
 
-/// Sets this thread's autocast dtype for its lifetime, restoring the previous one on exit
-/// (precision::Autocast documents what autocasting does).
-class AutocastGuard {
+/// `Autocast scope(DType::bf16);` (or f16) — inside the scope, on this thread:
+/// - matmul, linear and conv2d cast their f32, f16 or bf16 operands to the scope's dtype and
+///   return 16-bit results. The casts are recorded, so f32 parameters receive f32 gradients. The
+///   matmul precision does not apply (it is for f32 operands). conv2d stays in f32 (16-bit
+///   inputs taken up to f32) where the backend has no convolution of the scope's dtype.
+/// - sum and mean (and what is built on them: logsumexp, LayerNorm), softmax, log_softmax,
+///   batch_norm and the losses (nll_loss, cross_entropy, mse_loss, l1_loss, huber_loss,
+///   bce_with_logits) take f16 and bf16 inputs up to f32.
+/// - Every other op (elementwise, pooling, views) computes in its inputs' dtype; integer and f64
+///   inputs are never cast.
+/// Gradient rules run in the dtypes the forward pass recorded (backward turns autocast off).
+/// Scopes nest, Autocast(DType::f32) turns autocasting off inside, other threads are unaffected;
+/// a dtype other than f32, f16 or bf16 is an Error.
+class Autocast {
  public:
-  explicit AutocastGuard(DType dtype) : previous_(autocast_dtype()) { set_autocast_dtype(dtype); }
-  ~AutocastGuard() { set_autocast_dtype(previous_); }
-  AutocastGuard(const AutocastGuard&) = delete;
-  AutocastGuard& operator=(const AutocastGuard&) = delete;
+  explicit Autocast(DType dtype) : previous_(autocast_dtype()) { set_autocast_dtype(dtype); }
+  ~Autocast() { set_autocast_dtype(previous_); }
+  Autocast(const Autocast&) = delete;
+  Autocast& operator=(const Autocast&) = delete;
 
  private:
   DType previous_;
 };
+
+}  // namespace precision
 
 }  // namespace exadnn

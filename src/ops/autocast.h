@@ -1,4 +1,6 @@
-// How ops apply this thread's autocast scope (exadnn/precision/autocast.h) to their inputs.
+// How ops apply this thread's autocast scope (precision::Autocast, exadnn/backend/
+// precision_policy.h, which lists the ops of each kind) to their inputs. Internal to libexadnn:
+// the ops and the losses (src/nn/loss.cpp) call these first thing.
 #pragma once
 
 #include "exadnn/core/tensor.h"
