@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
-#include "trainer.h"
+#include "exadnn/train/config.h"
+#include "exadnn/train/trainer.h"
 
 namespace {
 
@@ -42,13 +42,13 @@ struct Run {
 
 Run train_once(const std::string& config_path, const std::string& precision, int epochs,
                int threads) {
-  namespace cli = exadnn::cli;
+  namespace train = exadnn::train;
   std::vector<std::string> overrides{"precision=" + precision, "epochs=" + std::to_string(epochs)};
   if (threads > 0) overrides.push_back("threads=" + std::to_string(threads));
-  const cli::TrainConfig config = cli::load_config(config_path, overrides);
+  const train::TrainConfig config = train::load_config(config_path, overrides);
   const std::string metrics =
       (std::filesystem::temp_directory_path() / "exadnn_precision_train_bench.json").string();
-  const double accuracy = cli::train(config, {metrics, "", false, ""});
+  const double accuracy = train::Trainer(config, {.metrics_out = metrics}).fit();
   std::ifstream in(metrics);
   const nlohmann::json j = nlohmann::json::parse(in);
   return {j.at("samples_per_second").get<double>(), accuracy};

@@ -2,7 +2,7 @@
 # Issue 5's straggler benchmark: the Fashion-MNIST MLP (configs/fashion_mnist_mlp.yaml) on 2 ranks
 # x 1 thread, synchronous allreduce against asynchronous SGD over MPI RMA (distributed.mode
 # async_rma), with rank 1 slowed down 2x by EXADNN_STRAGGLER=1:2 (after each step it sleeps as
-# long as its fastest step took; see tools/train/distribution_mpi.cpp), and without a straggler.
+# long as its fastest step took; see src/train/mpi/mpi_strategies.cpp), and without a straggler.
 # For each run: samples/s (over the slowest rank's time) and test accuracy per epoch; then the
 # time async_rma needs to reach the synchronous run's final accuracy, as samples/s of sync's work.
 #   usage: bench/run_straggler.sh [BUILD_DIR] [EPOCHS] [SLOWDOWN]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets everything up, builds everything (library, tests, examples, benchmarks), runs the whole
+# Sets everything up, checks the C++ formatting, builds everything (library, tests, examples, benchmarks), runs the whole
 # test suite, then rebuilds the unit tests with AddressSanitizer + UndefinedBehaviorSanitizer and
 # runs them again. Exits non-zero if anything fails.
 set -euo pipefail
@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 JOBS="${JOBS:-$(nproc)}"
 
 bash scripts/setup.sh
+
+echo "== format =="
+bash scripts/check-format.sh
 
 echo "== release build =="
 # EXADNN_CUDA=AUTO (the default) builds the CUDA backend where nvcc is found (PATH or

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <string_view>
 
-#include "config.h"
-#include "distribution.h"
-#include "trainer.h"
+#include "exadnn/train/config.h"
+#include "exadnn/train/strategies.h"
+#include "train_command.h"
 #ifdef EXADNN_WITH_FLOW
 #include "flow_command.h"
 #endif
@@ -81,13 +81,13 @@ int main(int argc, char** argv) {
 #endif
     } else if (train->parsed()) {
       if (print_config) {
-        std::printf("%s", exadnn::cli::default_config_yaml().c_str());
+        std::printf("%s", exadnn::train::default_config_yaml().c_str());
         return 0;
       }
-      const exadnn::cli::TrainConfig config =
-          config_path.empty() ? exadnn::cli::parse_config(exadnn::cli::default_config_yaml(),
+      const exadnn::train::TrainConfig config =
+          config_path.empty() ? exadnn::train::parse_config(exadnn::train::default_config_yaml(),
                                                           "default config", overrides)
-                              : exadnn::cli::load_config(config_path, overrides);
+                              : exadnn::train::load_config(config_path, overrides);
       exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, overwrite, plot});
     } else if (eval->parsed()) {
       exadnn::cli::evaluate_checkpoint(checkpoint);
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // In an MPI job this ends every rank with the message (none is left waiting for this one).
     const std::string message(message_of(e));
-    if (exadnn::cli::abort_job(message, 1)) return 1;
+    if (exadnn::train::abort_job(message, 1)) return 1;
     std::fprintf(stderr, "exadnn: error: %s\n", message.c_str());
     return 1;
   }

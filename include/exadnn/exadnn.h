@@ -4,6 +4,8 @@
 //
 // Not here, because they need a library of their own (include them directly and link it):
 //   exadnn/dist/*.h          the MPI layer: exadnn::exadnn_dist (mpi.h and an MPI library)
+//   exadnn/train/*.h         the train layer (Trainer, strategies, name tables, YAML configs):
+//                            exadnn::exadnn_train (with exadnn_dist when MPI is built)
 //   exadnn/flow/*.h          the workflow engine: exadnn::exadnn_flow (on top of exadnn_dist)
 //   exadnn/backend/cuda/*.h  the CUDA backend: exadnn::exadnn_cuda (built when nvcc is found)
 // The .def files under backend/ are X-macro lists that backend/dispatch.h includes, not headers.
@@ -101,18 +103,3 @@
 
 // precision: how accurate each matmul precision is (the policy itself is in backend)
 #include "exadnn/precision/accuracy.h"
-
-// train: name -> factory tables (layers, losses, optimizers, schedulers, datasets) and the pieces
-// of a training run (model builder, memory estimate, output checks, resume fields, loss watch)
-#include "exadnn/train/datasets.h"
-#include "exadnn/train/layers.h"
-#include "exadnn/train/loss_watch.h"
-#include "exadnn/train/losses.h"
-#include "exadnn/train/memory_budget.h"
-#include "exadnn/train/model_builder.h"
-#include "exadnn/train/optimizers.h"
-#include "exadnn/train/options.h"
-#include "exadnn/train/output_files.h"
-#include "exadnn/train/registry.h"
-#include "exadnn/train/resume_point.h"
-#include "exadnn/train/schedulers.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config.h"
+#include "exadnn/train/config.h"
 #include "plot.h"
 #include "testing.h"
 
@@ -16,14 +16,14 @@ namespace {
 const char* const kModel = "model:\n  - linear: {out: 3}\n";
 
 TEST(HogwildConfig, ParsesTheSharedMemoryModes) {
-  EXPECT_FALSE(cli::parse_config(kModel, "c.yaml").hogwild.enabled);
-  const cli::TrainConfig c = cli::parse_config(
+  EXPECT_FALSE(train::parse_config(kModel, "c.yaml").hogwild.enabled);
+  const train::TrainConfig c = train::parse_config(
       std::string(kModel) + "distributed: {mode: hogwild, threads: 4, accumulate: 8}\n", "c.yaml");
   EXPECT_TRUE(c.hogwild.enabled);
   EXPECT_EQ(c.hogwild.mode, "hogwild");
   EXPECT_EQ(c.hogwild.threads, 4);
   EXPECT_EQ(c.hogwild.accumulate, 8);
-  const cli::TrainConfig s = cli::parse_config(
+  const train::TrainConfig s = train::parse_config(
       kModel, "c.yaml", {"distributed.mode=threads_sync", "distributed.threads=3"});
   EXPECT_EQ(s.hogwild.mode, "threads_sync");
   EXPECT_EQ(s.hogwild.threads, 3);
@@ -32,7 +32,7 @@ TEST(HogwildConfig, ParsesTheSharedMemoryModes) {
 
 TEST(HogwildConfig, ReportsEveryProblemWithItsLine) {
   EXPECT_EXADNN_ERROR(
-      cli::parse_config(std::string(kModel) +
+      train::parse_config(std::string(kModel) +
                             "distributed:\n  mode: threads_sync\n  threads: 0\n  accumulate: 2\n"
                             "  rate: 3\n",
                         "c.yaml"),

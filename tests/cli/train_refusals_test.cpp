@@ -5,25 +5,25 @@
 #include <filesystem>
 #include <fstream>
 
-#include "config.h"
+#include "exadnn/train/config.h"
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/train/memory_budget.h"
 #include "exadnn/train/resume_point.h"
 #include "testing.h"
 #include "tiny_idx.h"
-#include "trainer.h"
+#include "train_command.h"
 
 using namespace exadnn;
 namespace fs = std::filesystem;
-using exadnn::clitest::scratch;
-using exadnn::clitest::tiny_config;
-using exadnn::clitest::write_split;
+using exadnn::fixtures::scratch;
+using exadnn::fixtures::tiny_config;
+using exadnn::fixtures::write_split;
 
 TEST(TrainRefusals, ALossThatBecomesNanStopsTrainingNamingTheStep) {
   const fs::path dir = scratch();
-  cli::TrainConfig c = tiny_config(dir, 2);
+  train::TrainConfig c = tiny_config(dir, 2);
   c.optimizer.lr = 1e30;
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.checkpoint_dir = (dir / "nan").string();
   EXPECT_EXADNN_ERROR(cli::train(c, opts), "the loss became", "at epoch 1, step",
                       "the last finite loss was");
@@ -32,7 +32,7 @@ TEST(TrainRefusals, ALossThatBecomesNanStopsTrainingNamingTheStep) {
 
 TEST(TrainRefusals, AnExistingCheckpointIsNotOverwrittenWithoutBeingAsked) {
   const fs::path dir = scratch();
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.checkpoint_dir = (dir / "keep").string();
   cli::train(tiny_config(dir, 1), opts);
   const auto before = fs::last_write_time(dir / "keep" / "last.ckpt");
@@ -46,7 +46,7 @@ TEST(TrainRefusals, AnExistingCheckpointIsNotOverwrittenWithoutBeingAsked) {
 
 TEST(TrainRefusals, OutputPathsAreCheckedBeforeTheFirstStep) {
   const fs::path dir = scratch();
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.checkpoint_dir = (dir / "unused").string();
   opts.metrics_out = (dir / "no_such_folder" / "metrics.json").string();
   EXPECT_EXADNN_ERROR(cli::train(tiny_config(dir, 1), opts), "--metrics-out", "no_such_folder",
@@ -67,10 +67,10 @@ TEST(TrainRefusals, EmptyAndMismatchedDatasetsAreNamed) {
   fs::create_directories(empty);
   write_split(empty, "train", 0, 1);
   write_split(empty, "test", 10, 2);
-  cli::TrainConfig c = tiny_config(dir, 1);
+  train::TrainConfig c = tiny_config(dir, 1);
   c.data.train_images = (empty / "train-images.idx").string();
   c.data.train_labels = (empty / "train-labels.idx").string();
-  EXPECT_EXADNN_ERROR(cli::load_training_data(c.data), "train-images.idx", "no examples");
+  EXPECT_EXADNN_ERROR(train::load_training_data(c.data), "train-images.idx", "no examples");
 
   // A test set of 3x3 images against 4x4 training images.
   const fs::path small = dir / "small";
@@ -87,13 +87,13 @@ TEST(TrainRefusals, EmptyAndMismatchedDatasetsAreNamed) {
   labels.write(reinterpret_cast<const char*>(label_header), sizeof label_header);
   labels.close();
   c.data.test_labels = (small / "test-labels.idx").string();
-  EXPECT_EXADNN_ERROR(cli::load_training_data(c.data), "test examples have shape [1, 3, 3]",
+  EXPECT_EXADNN_ERROR(train::load_training_data(c.data), "test examples have shape [1, 3, 3]",
                       "training examples [1, 4, 4]", "test-images.idx");
 }
 
 TEST(TrainRefusals, LabelsOutsideTheModelsClassesAreNamedBeforeTraining) {
   const fs::path dir = scratch();
-  cli::TrainConfig c = tiny_config(dir, 1);
+  train::TrainConfig c = tiny_config(dir, 1);
   c.model.back().settings.set("out", 2);  // the data has 3 classes
   EXPECT_EXADNN_ERROR(cli::train(c, {}), "train-labels.idx", "has label 2",
                       "outside the 2 classes [0, 1]");
@@ -101,7 +101,7 @@ TEST(TrainRefusals, LabelsOutsideTheModelsClassesAreNamedBeforeTraining) {
 
 TEST(TrainRefusals, AModelThatCannotFitIsRefusedBeforeItIsAllocated) {
   const fs::path dir = scratch();
-  cli::TrainConfig c = tiny_config(dir, 1);
+  train::TrainConfig c = tiny_config(dir, 1);
   c.model[1].settings.set("out", 3e6);  // 16 x 3e6 inputs, then 3e6 x 3: small weights...
   const train::LayerKind& linear = train::layers().at("linear");
   train::MemoryBudget roomy(16, 1, 64e9);
@@ -118,7 +118,7 @@ namespace {
 // The checkpoint of a 1-epoch run with one field replaced; saved again, so its checksum is valid.
 std::string tampered(const fs::path& dir, const std::string& name,
                      const std::function<void(io::Checkpoint&)>& change) {
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.checkpoint_dir = (dir / name).string();
   cli::train(tiny_config(dir, 1), opts);
   const std::string path = opts.checkpoint_dir + "/last.ckpt";
@@ -130,7 +130,7 @@ std::string tampered(const fs::path& dir, const std::string& name,
 
 void expect_resume_refused(const fs::path& dir, const std::string& ckpt_dir,
                            const std::vector<std::string>& fragments) {
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.checkpoint_dir = ckpt_dir;
   opts.resume = true;
   try {

@@ -5,17 +5,17 @@
 #include <functional>
 #include <utility>
 
-#include "config.h"
+#include "exadnn/train/config.h"
 #include "exadnn/data/idx.h"
 #include "exadnn/io/checkpoint.h"
 #include "testing.h"
 #include "tiny_idx.h"
-#include "trainer.h"
+#include "train_command.h"
 
 using namespace exadnn;
 namespace fs = std::filesystem;
-using exadnn::clitest::scratch;
-using exadnn::clitest::tiny_config;
+using exadnn::fixtures::scratch;
+using exadnn::fixtures::tiny_config;
 
 namespace {
 
@@ -23,13 +23,13 @@ namespace {
 // named after `name`; returns the two final checkpoints.
 std::pair<io::Checkpoint, io::Checkpoint> straight_and_resumed(
     const fs::path& dir, const std::string& name, int epochs,
-    const std::function<void(cli::TrainConfig&)>& adjust = {}) {
+    const std::function<void(train::TrainConfig&)>& adjust = {}) {
   const auto config = [&](int e) {
-    cli::TrainConfig c = tiny_config(dir, e);
+    train::TrainConfig c = tiny_config(dir, e);
     if (adjust) adjust(c);
     return c;
   };
-  cli::TrainOptions straight, split;
+  train::TrainOptions straight, split;
   straight.checkpoint_dir = (dir / (name + "_straight")).string();
   split.checkpoint_dir = (dir / (name + "_split")).string();
   cli::train(config(epochs), straight);
@@ -50,7 +50,7 @@ void expect_same_tensors(const io::Checkpoint& a, const io::Checkpoint& b) {
 
 TEST(Train, LearnsAndWritesMetricsAndPlot) {
   const fs::path dir = scratch();
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.metrics_out = (dir / "metrics.json").string();
   opts.plot = (dir / "plot.png").string();
   const double acc = cli::train(tiny_config(dir, 4), opts);
@@ -69,8 +69,8 @@ TEST(Train, LearnsAndWritesMetricsAndPlot) {
 
 TEST(Train, IdxImagesStayU8AndBecomeTheF32PixelsPerBatch) {
   const fs::path dir = scratch();
-  const cli::TrainConfig config = tiny_config(dir, 1);
-  const cli::TrainingData data = cli::load_training_data(config.data);
+  const train::TrainConfig config = tiny_config(dir, 1);
+  const train::TrainingData data = train::load_training_data(config.data);
   ASSERT_EQ(data.train->input_dtype(), DType::u8);
   ASSERT_EQ(data.test->input_dtype(), DType::u8);
   ASSERT_NE(data.transform, nullptr);
@@ -94,7 +94,7 @@ TEST(Train, ResumeContinuesBitIdentically) {
 
 TEST(Train, TheScheduleSetsEachEpochsRateAndResumesWhereItWas) {
   const fs::path dir = scratch();
-  const auto halving = [](cli::TrainConfig& c) {
+  const auto halving = [](train::TrainConfig& c) {
     c.scheduler.name = "step";
     c.scheduler.gamma = 0.5;
   };
@@ -104,14 +104,14 @@ TEST(Train, TheScheduleSetsEachEpochsRateAndResumesWhereItWas) {
   EXPECT_EQ(a.tensors.at("optimizer.lr").item_double(), 0.1 * 0.5 * 0.5 * 0.5);
   EXPECT_EQ(a.tensors.at("scheduler.last_epoch").item<int64_t>(), 3);
   // The schedule changes the training: the unscheduled run ends elsewhere.
-  cli::TrainOptions constant;
+  train::TrainOptions constant;
   constant.checkpoint_dir = (dir / "constant").string();
   cli::train(tiny_config(dir, 3), constant);
   const io::Checkpoint c = io::load_checkpoint(constant.checkpoint_dir + "/last.ckpt");
   EXPECT_NE(exadnn::testing::values(c.tensors.at("model.1.weight")),
             exadnn::testing::values(a.tensors.at("model.1.weight")));
   // A checkpoint written without a schedule cannot resume a scheduled run.
-  cli::TrainConfig scheduled = tiny_config(dir, 4);
+  train::TrainConfig scheduled = tiny_config(dir, 4);
   halving(scheduled);
   constant.resume = true;
   EXPECT_EXADNN_ERROR(cli::train(scheduled, constant), "last.ckpt",
@@ -120,10 +120,10 @@ TEST(Train, TheScheduleSetsEachEpochsRateAndResumesWhereItWas) {
 
 TEST(Train, CheckpointOfAnotherModelIsRefused) {
   const fs::path dir = scratch();
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.checkpoint_dir = (dir / "other").string();
   cli::train(tiny_config(dir, 1), opts);
-  cli::TrainConfig wider = tiny_config(dir, 2);
+  train::TrainConfig wider = tiny_config(dir, 2);
   wider.model[1].settings.set("out", 32);
   opts.resume = true;
   EXPECT_EXADNN_ERROR(cli::train(wider, opts), "last.ckpt", "field 'model.1.weight'", "[32, 16]");
@@ -131,10 +131,10 @@ TEST(Train, CheckpointOfAnotherModelIsRefused) {
 
 TEST(Train, CheckpointOfAnotherOptimizerIsRefusedNamingTheFile) {
   const fs::path dir = scratch();
-  cli::TrainOptions opts;
+  train::TrainOptions opts;
   opts.checkpoint_dir = (dir / "sgd").string();
   cli::train(tiny_config(dir, 1), opts);  // SGD with momentum
-  cli::TrainConfig adam = tiny_config(dir, 2);
+  train::TrainConfig adam = tiny_config(dir, 2);
   adam.optimizer.name = "adam";
   opts.resume = true;
   EXPECT_EXADNN_ERROR(cli::train(adam, opts), "last.ckpt", "optimizer state does not fit", "adam",
@@ -145,13 +145,13 @@ TEST(Train, Bf16AndFp16LearnAndFp16ResumesItsLossScale) {
   const fs::path dir = scratch();
   const double fp32 = cli::train(tiny_config(dir, 4), {});
   for (const char* precision : {"bf16", "fp16"}) {
-    cli::TrainConfig c = tiny_config(dir, 4);
+    train::TrainConfig c = tiny_config(dir, 4);
     c.precision = precision;
     EXPECT_GE(cli::train(c, {}), fp32 - 0.05) << precision << " (60 test examples: 3 of them)";
   }
   // fp16 checkpoints carry the GradScaler state; 2 epochs straight = 1 + resume + 1.
   const auto [a, b] =
-      straight_and_resumed(dir, "fp16", 2, [](cli::TrainConfig& c) { c.precision = "fp16"; });
+      straight_and_resumed(dir, "fp16", 2, [](train::TrainConfig& c) { c.precision = "fp16"; });
   ASSERT_TRUE(a.tensors.contains("scaler.scale"));
   expect_same_tensors(a, b);
 }

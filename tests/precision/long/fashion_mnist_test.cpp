@@ -6,17 +6,17 @@
 #include <cstdio>
 #include <string>
 
-#include "config.h"
-#include "trainer.h"
+#include "exadnn/train/config.h"
+#include "exadnn/train/trainer.h"
 
 namespace exadnn {
 namespace {
 
 // Final test accuracy (percent) of `config_file` trained in `precision` for 3 epochs.
 double accuracy_after_3_epochs(const std::string& config_file, const std::string& precision) {
-  cli::TrainConfig config = cli::load_config(std::string(EXADNN_CONFIG_DIR) + "/" + config_file,
+  train::TrainConfig config = train::load_config(std::string(EXADNN_CONFIG_DIR) + "/" + config_file,
                                              {"epochs=3", "precision=" + precision});
-  const double accuracy = 100.0 * cli::train(config, {});  // train() returns a fraction
+  const double accuracy = 100.0 * train::Trainer(config).fit();  // fit() returns a fraction
   std::printf("%s in %s: %.2f %%\n", config_file.c_str(), precision.c_str(), accuracy);
   return accuracy;
 }

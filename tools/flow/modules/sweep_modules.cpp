@@ -1,5 +1,5 @@
 // Built-in modules of the hyperparameter sweep (workflows/hyperparameter_sweep.yaml):
-//   train_mlp    one training run of the `exadnn train` driver with this instance's settings;
+//   train_mlp    one training run (train::Trainer) of a config with this instance's settings;
 //                its figures go to the tuple space as JSON under "<key>/<instance>"
 //   select_best  takes `results` such tuples, prints them, and writes the best one as JSON (an
 //                error saying how many came when the trainings that are left cannot give them all)
@@ -8,12 +8,17 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "config.h"
 #include "exadnn/flow/module.h"
 #include "exadnn/flow/tuple_space.h"
-#include "trainer.h"
+#include "exadnn/train/config.h"
+#include "exadnn/train/trainer.h"
 
 namespace exadnn::cli {
+
+using train::default_config_yaml;
+using train::load_config;
+using train::parse_config;
+using train::TrainConfig;
 
 namespace {
 
@@ -41,7 +46,12 @@ void train_mlp(flow::ModuleContext& ctx) {
         config.model[i].settings.set("out", static_cast<double>(hidden));
   }
   const auto began = std::chrono::steady_clock::now();
-  const double accuracy = train(config, {});
+  train::Trainer trainer(config);
+  trainer.on_epoch([&ctx](const train::EpochRecord& e) {  // one line per epoch in the job's log
+    std::printf("%s: epoch %lld: train loss %.4f, test accuracy %.2f%%\n", ctx.describe().c_str(),
+                static_cast<long long>(e.epoch), e.train_loss, 100.0 * e.test_accuracy);
+  });
+  const double accuracy = trainer.fit();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   const nlohmann::json result{{"instance", ctx.instance()},

@@ -1,13 +1,13 @@
 // `exadnn train` configs: defaults, overrides, and every problem reported with its line.
-#include "config.h"
+#include "exadnn/train/config.h"
 #include "exadnn/train/model_builder.h"
 #include "testing.h"
 
 using namespace exadnn;
-using exadnn::cli::parse_config;
+using exadnn::train::parse_config;
 
 TEST(Config, DefaultIsTheFashionMnistMlp) {
-  const cli::TrainConfig c = parse_config(cli::default_config_yaml(), "default");
+  const train::TrainConfig c = parse_config(train::default_config_yaml(), "default");
   EXPECT_EQ(c.data.dataset, "fashion-mnist");
   EXPECT_EQ(c.data.batch_size, 128);
   ASSERT_EQ(c.model.size(), 6u);
@@ -20,13 +20,13 @@ TEST(Config, DefaultIsTheFashionMnistMlp) {
 }
 
 TEST(Config, OverridesApplyBeforeChecking) {
-  const cli::TrainConfig c = parse_config(cli::default_config_yaml(), "default",
+  const train::TrainConfig c = parse_config(train::default_config_yaml(), "default",
                                           {"optimizer.lr=0.1", "epochs=1", "data.batch_size=64"});
   EXPECT_DOUBLE_EQ(c.optimizer.lr, 0.1);
   EXPECT_EQ(c.epochs, 1);
   EXPECT_EQ(c.data.batch_size, 64);
-  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"epochs"}), "key=value");
-  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"epochs=zero"}),
+  EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml(), "default", {"epochs"}), "key=value");
+  EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml(), "default", {"epochs=zero"}),
                       "'epochs' must be a whole number from 1 to 1000000, got 'zero'");
 }
 
@@ -64,41 +64,41 @@ TEST(Config, InvalidYamlNamesTheLine) {
 }
 
 TEST(ModelBuilder, InfersInputSizesAndNamesBadLayers) {
-  const cli::TrainConfig c = parse_config(
+  const train::TrainConfig c = parse_config(
       "model:\n  - conv2d: {out: 4, kernel: 3, padding: 1}\n  - relu\n  - maxpool2d: {kernel: 2}\n"
       "  - flatten\n  - linear: {out: 5}\n",
       "cnn.yaml");
   auto net = train::build_model(c.model, {1, 8, 8});
   EXPECT_EQ(net->forward(zeros({2, 1, 8, 8})).shape(), (Shape{2, 5}));
   EXPECT_EQ(net->named_parameters()[2].second.shape(), (Shape{5, 4 * 4 * 4}));
-  const cli::TrainConfig flat = parse_config("model:\n  - linear: {out: 5}\n", "mlp.yaml");
+  const train::TrainConfig flat = parse_config("model:\n  - linear: {out: 5}\n", "mlp.yaml");
   EXPECT_EXADNN_ERROR(train::build_model(flat.model, {1, 8, 8}), "layer linear (line 2)",
                       "[1, 8, 8]", "flatten");
 }
 
 TEST(Config, PrecisionIsFp32Bf16OrFp16) {
-  EXPECT_EQ(parse_config(cli::default_config_yaml(), "default").precision, "fp32");
-  EXPECT_EQ(parse_config(cli::default_config_yaml(), "default", {"precision=bf16"}).precision,
+  EXPECT_EQ(parse_config(train::default_config_yaml(), "default").precision, "fp32");
+  EXPECT_EQ(parse_config(train::default_config_yaml(), "default", {"precision=bf16"}).precision,
             "bf16");
-  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml(), "default", {"precision=fp8"}),
+  EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml(), "default", {"precision=fp8"}),
                       "'config.precision' is 'fp8' (allowed: bf16, fp16, fp32)");
-  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml() + "distributed: {mode: hogwild}\n",
+  EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml() + "distributed: {mode: hogwild}\n",
                                    "default", {"precision=fp16"}),
                       "'precision: fp16' (loss scaling) runs in one process or with",
                       "use bf16 with the other modes");
-  EXPECT_EQ(parse_config(cli::default_config_yaml() + "distributed: {mode: allreduce}\n", "default",
+  EXPECT_EQ(parse_config(train::default_config_yaml() + "distributed: {mode: allreduce}\n", "default",
                          {"precision=fp16"})
                 .precision,
             "fp16");
 }
 
 TEST(Config, SchedulerIsNoneCosineOrStepWithItsOwnSettings) {
-  const std::string yaml = cli::default_config_yaml();
+  const std::string yaml = train::default_config_yaml();
   EXPECT_EQ(parse_config(yaml, "default").scheduler.name, "none");
-  const cli::SchedulerSpec cosine = parse_config(yaml, "default", {"scheduler=cosine"}).scheduler;
+  const train::SchedulerSpec cosine = parse_config(yaml, "default", {"scheduler=cosine"}).scheduler;
   EXPECT_EQ(cosine.name, "cosine");
   EXPECT_EQ(cosine.t_max, 0);  // all the epochs
-  const cli::SchedulerSpec step =
+  const train::SchedulerSpec step =
       parse_config(yaml + "scheduler: {name: step, step_size: 2, gamma: 0.5}\n", "s.yaml")
           .scheduler;
   EXPECT_EQ(step.name, "step");
@@ -126,7 +126,7 @@ TEST(Config, SchedulerIsNoneCosineOrStepWithItsOwnSettings) {
 // Issue 14: values that crashed libgomp, trained to NaN or were silently dropped are refused by
 // name and line.
 TEST(Config, CountsAndRatesAreBoundedAndFinite) {
-  const std::string yaml = cli::default_config_yaml();
+  const std::string yaml = train::default_config_yaml();
   EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"threads=65536"}),
                       "'threads' must be a whole number from 0 to 1024, got '65536'");
   EXPECT_EXADNN_ERROR(parse_config(yaml, "d", {"threads=40000"}), "'threads'", "'40000'");
@@ -149,12 +149,12 @@ TEST(Config, CountsAndRatesAreBoundedAndFinite) {
 
 TEST(Config, AnEmptyValueIsNamedAsSuch) {
   EXPECT_EXADNN_ERROR(
-      parse_config(cli::default_config_yaml(), "d", {"epochs="}),
+      parse_config(train::default_config_yaml(), "d", {"epochs="}),
       "'epochs' must be a whole number from 1 to 1000000, got nothing (an empty value)");
 }
 
 TEST(Config, DuplicateKeysAreRefusedWithBothLines) {
-  EXPECT_EXADNN_ERROR(parse_config(cli::default_config_yaml() + "epochs: 5\n", "dup.yaml"),
+  EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml() + "epochs: 5\n", "dup.yaml"),
                       "dup.yaml:15: key 'epochs' appears twice in one mapping (lines 12 and 15)");
   EXPECT_EXADNN_ERROR(parse_config("optimizer: {lr: 0.1, lr: 0.2}\nmodel: [flatten]\n", "o.yaml"),
                       "key 'lr' appears twice in one mapping (lines 1 and 1)");

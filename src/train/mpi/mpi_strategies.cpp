@@ -1,6 +1,6 @@
-// The MPI Distributions: data-parallel allreduce (dist::DataParallel), the parameter server
-// (dist::ParameterServer) and asynchronous SGD over MPI RMA (dist::RmaParameterStore), for
-// `mpirun -np P exadnn train`.
+// The MPI strategies: data-parallel allreduce (dist::DataParallel), the parameter server
+// (dist::ParameterServer) and asynchronous SGD over MPI RMA (dist::RmaParameterStore), for a
+// Trainer under `mpirun -np P`.
 //
 // EXADNN_STRAGGLER=RANK:FACTOR (e.g. 1:2) slows rank RANK down FACTOR times, for benchmarks: after
 // each of its steps it sleeps (FACTOR - 1) times its fastest step so far (allreduce, async_rma).
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "distribution.h"
+#include "mpi_strategies.h"
 #include "exadnn/dist/communicator.h"
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/dist/environment.h"
@@ -20,14 +20,14 @@
 #include "exadnn/ops/factories.h"
 #include "exadnn/optim/sgd.h"
 
-namespace exadnn::cli {
+namespace exadnn::train::internal {
 
 namespace {
 
 // What both MPI modes share: the world communicator, the root, combining epoch figures.
-class MpiDistribution : public Distribution {
+class MpiStrategy : public Strategy {
  public:
-  explicit MpiDistribution(const MpiSpec& spec) : spec_(spec), world_(dist::Communicator::world()) {
+  explicit MpiStrategy(const MpiSpec& spec) : spec_(spec), world_(dist::Communicator::world()) {
     world_.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(spec.timeout_s * 1000)));
     if (const char* straggler = std::getenv("EXADNN_STRAGGLER")) {
       int rank = -1;
@@ -72,16 +72,16 @@ class MpiDistribution : public Distribution {
   std::chrono::steady_clock::duration fastest_step_ = std::chrono::hours(1);
 };
 
-class AllreduceDistribution : public MpiDistribution {
+class AllreduceStrategy : public MpiStrategy {
  public:
-  using MpiDistribution::MpiDistribution;
+  using MpiStrategy::MpiStrategy;
   data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
     return o.distributed(world_.rank(), world_.size());
   }
-  void attach(nn::Module& model, const MakeOptimizer&) override {
+  void attach(const std::shared_ptr<nn::Module>& model, const TrainingRecipe&) override {
     const auto mib = [](double mb) { return static_cast<int64_t>(mb * (1 << 20)); };
     ddp_ = std::make_unique<dist::DataParallel>(
-        model, world_,
+        *model, world_,
         dist::ReducerOptions()
             .bucket_bytes(mib(spec_.bucket_mb))
             .first_bucket_bytes(mib(spec_.first_bucket_mb))
@@ -112,9 +112,9 @@ class AllreduceDistribution : public MpiDistribution {
   std::unique_ptr<dist::DataParallel> ddp_;
 };
 
-class ParameterServerDistribution : public MpiDistribution {
+class ParameterServerStrategy : public MpiStrategy {
  public:
-  explicit ParameterServerDistribution(const MpiSpec& spec) : MpiDistribution(spec) {
+  explicit ParameterServerStrategy(const MpiSpec& spec) : MpiStrategy(spec) {
     EXADNN_CHECK(spec.servers < world_.size(), "train", "distributed.servers is ", spec.servers,
                  " but the job has ", world_.size(), " ranks: at least one must be a worker");
   }
@@ -122,8 +122,8 @@ class ParameterServerDistribution : public MpiDistribution {
   data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
     return trains() ? o.distributed(world_.rank(), world_.size() - spec_.servers) : o;
   }
-  void attach(nn::Module& model, const MakeOptimizer& make_optimizer) override {
-    ps_ = std::make_unique<dist::ParameterServer>(model, world_, make_optimizer,
+  void attach(const std::shared_ptr<nn::Module>& model, const TrainingRecipe& recipe) override {
+    ps_ = std::make_unique<dist::ParameterServer>(*model, world_, recipe.make_optimizer,
                                                   dist::ParameterServerOptions()
                                                       .servers(spec_.servers)
                                                       .asynchronous(spec_.asynchronous)
@@ -159,12 +159,12 @@ class ParameterServerDistribution : public MpiDistribution {
 // batches from a shared counter (so a fast rank trains on more of them), reads the current
 // parameters before each batch and adds its update when done. The optimizer (and its momentum)
 // stays on each rank; plain SGD adds -lr·grad (one rank: serial SGD bit for bit).
-class AsyncRmaDistribution : public MpiDistribution {
+class AsyncRmaStrategy : public MpiStrategy {
  public:
-  using MpiDistribution::MpiDistribution;
-  void attach(nn::Module& model, const MakeOptimizer&) override {
+  using MpiStrategy::MpiStrategy;
+  void attach(const std::shared_ptr<nn::Module>& model, const TrainingRecipe&) override {
     store_ = std::make_unique<dist::RmaParameterStore>(
-        model, world_,
+        *model, world_,
         dist::RmaOptions()
             .staleness(spec_.staleness)
             .atomic_reads(spec_.atomic_reads)
@@ -173,14 +173,14 @@ class AsyncRmaDistribution : public MpiDistribution {
     store_->read();
   }
   void for_each_batch(data::DataLoader& loader, int64_t epoch,
-                      const std::function<void(const data::Batch&)>& train_step) override {
+                      const std::function<void(const data::Batch&)>& use) override {
     const std::vector<int64_t> order = loader.epoch_order(epoch);
     const int64_t batches = loader.batches_per_epoch();
     while (true) {  // each rank's last ticket is past the end; combine() counts it too
       const int64_t ticket = counter_->fetch_add() - base_;  // this epoch's tickets start at base_
       ++claims_;
       if (ticket >= batches) return;
-      train_step(loader.build(ticket, epoch, order));
+      use(loader.build(ticket, epoch, order));
     }
   }
   bool step(optim::Optimizer& opt, optim::GradScaler&) override {  // fp16 is refused with it
@@ -227,15 +227,14 @@ class AsyncRmaDistribution : public MpiDistribution {
 
 }  // namespace
 
-std::unique_ptr<Distribution> make_distribution(const MpiSpec& spec) {
-  if (!spec.enabled) return std::make_unique<Distribution>();
-  if (spec.mode == "param_server") return std::make_unique<ParameterServerDistribution>(spec);
-  if (spec.mode == "async_rma") return std::make_unique<AsyncRmaDistribution>(spec);
-  return std::make_unique<AllreduceDistribution>(spec);
+std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec) {
+  if (spec.mode == "param_server") return std::make_unique<ParameterServerStrategy>(spec);
+  if (spec.mode == "async_rma") return std::make_unique<AsyncRmaStrategy>(spec);
+  return std::make_unique<AllreduceStrategy>(spec);
 }
 
-bool abort_job(const std::string& message, int code) {
-  return dist::abort_job(message, code);  // (the MPI layer's own: no second copy here)
+bool abort_mpi_job(const std::string& message, int code) {
+  return dist::abort_job(message, code);
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train::internal

@@ -1,4 +1,6 @@
-// The training configuration of `exadnn train`: parsed from YAML, checked key by key.
+// A training run as a YAML config describes it (what `exadnn train` reads, and any program can):
+// parsed, and checked key by key against the registries (layers, losses, optimizers,
+// schedulers, datasets, strategies), so every name a user registers from C++ is usable here.
 #pragma once
 
 #include <cstdint>
@@ -9,18 +11,9 @@
 #include "exadnn/train/layers.h"
 #include "exadnn/train/optimizers.h"
 #include "exadnn/train/schedulers.h"
-#include "hogwild_config.h"
-#include "mpi_config.h"
+#include "exadnn/train/strategies.h"
 
-namespace exadnn::cli {
-
-using train::LayerSpec;  ///< one layer of the model list (exadnn/train/layers.h)
-
-using train::DataSpec;  ///< data: {dataset, ...} (exadnn/train/datasets.h)
-
-using train::OptimizerSpec;  ///< optimizer: {name, lr, ...} (exadnn/train/optimizers.h)
-
-using train::SchedulerSpec;  ///< scheduler: {name, ...} (exadnn/train/schedulers.h)
+namespace exadnn::train {
 
 struct TrainConfig {
   DataSpec data;
@@ -38,7 +31,7 @@ struct TrainConfig {
   /// are moved there each step. One process only ('distributed' stays on the CPU).
   std::string device = "cpu";
   HogwildSpec hogwild;  ///< distributed: {mode: hogwild | threads_locked | threads_sync, ...}
-  MpiSpec mpi;          ///< distributed: {mode: allreduce | param_server, ...}
+  MpiSpec mpi;          ///< distributed: {mode: allreduce | param_server | async_rma, ...}
   std::string source;   ///< the YAML text the config came from (stored in checkpoints)
 };
 
@@ -53,4 +46,4 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
 /// Reads and parses a config file.
 TrainConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -7,7 +7,7 @@
 
 #include "exadnn/core/error.h"
 
-namespace exadnn::cli {
+namespace exadnn::train::internal {
 
 std::string describe_value(const YAML::Node& v) {
   if (!v || v.IsNull()) return "nothing (an empty value)";
@@ -86,4 +86,4 @@ void report_duplicate_keys(const YAML::Node& root, const ReportProblem& report) 
   }
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train::internal

@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-namespace exadnn::cli {
+namespace exadnn::train::internal {
 
 /// Reports a problem at a node (its line) with a message.
 using ReportProblem = std::function<void(const YAML::Node&, const std::string&)>;
@@ -34,4 +34,4 @@ bool read_real(const YAML::Node& v, const std::string& name, double lo, double h
 /// (yaml-cpp keeps the first and ignores the second silently).
 void report_duplicate_keys(const YAML::Node& root, const ReportProblem& report);
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train::internal

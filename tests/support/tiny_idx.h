@@ -1,5 +1,6 @@
-// A tiny synthetic IDX classification task for the training driver's tests: 4x4 images whose
-// class (0..2) is the quadrant holding a bright block, and a config that learns it in seconds.
+// A tiny synthetic IDX classification task for the train layer's and the command line's tests:
+// 4x4 images whose class (0..2) is the quadrant holding a bright block, and a config that learns
+// it in seconds.
 #pragma once
 
 #include <unistd.h>
@@ -9,9 +10,9 @@
 #include <fstream>
 #include <string>
 
-#include "config.h"
+#include "exadnn/train/config.h"
 
-namespace exadnn::clitest {
+namespace exadnn::fixtures {
 
 namespace fs = std::filesystem;
 
@@ -47,7 +48,7 @@ inline void write_split(const fs::path& dir, const std::string& name, int n, uin
   }
 }
 
-inline cli::TrainConfig tiny_config(const fs::path& dir, int epochs) {
+inline train::TrainConfig tiny_config(const fs::path& dir, int epochs) {
   const std::string yaml =
       "data: {dataset: idx, train_images: " + (dir / "train-images.idx").string() +
       ", train_labels: " + (dir / "train-labels.idx").string() +
@@ -59,7 +60,7 @@ inline cli::TrainConfig tiny_config(const fs::path& dir, int epochs) {
       "optimizer: {name: sgd, lr: 0.1, momentum: 0.9}\n"
       "epochs: " +
       std::to_string(epochs) + "\nseed: 7\n";
-  return cli::parse_config(yaml, "tiny.yaml");
+  return train::parse_config(yaml, "tiny.yaml");
 }
 
 inline fs::path scratch() {
@@ -70,4 +71,4 @@ inline fs::path scratch() {
   return dir;
 }
 
-}  // namespace exadnn::clitest
+}  // namespace exadnn::fixtures

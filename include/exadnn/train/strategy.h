@@ -1,24 +1,38 @@
-// Distribution: how one training process relates to the others of its job — the single-process
-// case, or an MPI rank in allreduce, parameter-server or asynchronous RMA mode. The training loop
-// asks it which shard of the data to read, how to apply a step, and how to combine the epoch's
-// figures; only the root rank prints and writes files.
+// Strategy: one way of training — one process, an MPI rank in data-parallel allreduce, parameter
+// server or asynchronous RMA mode, or the worker threads of one process. The Trainer's loop asks
+// it which shard of the data to read, how to run an epoch and apply a step, and how to combine
+// the epoch's figures; only the root rank evaluates and writes files. The base class is the
+// single-process strategy; strategies.h names the others.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
-#include "config.h"
 #include "exadnn/data/data_loader.h"
 #include "exadnn/nn/module.h"
 #include "exadnn/optim/grad_scaler.h"
 #include "exadnn/optim/optimizer.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 
-/// Builds the optimizer for a list of parameters (the config's optimizer).
+/// Builds the optimizer for a list of parameters (the run's optimizer).
 using MakeOptimizer = std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor>)>;
 
-/// One epoch's figures, summed over the ranks that train.
+/// What a strategy may need besides the model to train it its way.
+struct TrainingRecipe {
+  MakeOptimizer make_optimizer;
+  /// A new model of the same architecture (the threaded strategies' replicas).
+  std::function<std::shared_ptr<nn::Module>()> make_model;
+  /// One batch's loss: the forward pass under the run's precision and the loss function; a 0-d
+  /// tensor (the threaded strategies call it on their worker threads).
+  std::function<Tensor(nn::Module&, const data::Batch&)> batch_loss;
+};
+
+/// One epoch's figures: this rank's, or (after Strategy::combine) summed over the ranks that
+/// train.
 struct EpochTotals {
   double loss_sum = 0;  ///< sum of batch losses
   int64_t batches = 0;
@@ -26,9 +40,12 @@ struct EpochTotals {
   double seconds = 0;  ///< the slowest rank's
 };
 
-class Distribution {
+/// The Trainer's work on one batch (forward, backward, step()); returns the batch's loss.
+using BatchStep = std::function<double(const data::Batch&)>;
+
+class Strategy {
  public:
-  virtual ~Distribution() = default;
+  virtual ~Strategy() = default;
   /// Ranks in the job (1 for a single process).
   virtual int ranks() const { return 1; }
   /// The rank that prints, evaluates and writes checkpoints and metrics.
@@ -38,14 +55,15 @@ class Distribution {
   /// Restricts the loader to this rank's shard of every epoch.
   virtual data::DataLoaderOptions shard(data::DataLoaderOptions options) const { return options; }
   /// Called once the model (and a resumed state) is in place, before the first step.
-  virtual void attach(nn::Module&, const MakeOptimizer&) {}
-  /// Runs `train_step` on this rank's batches of epoch `epoch` (the loader's next): every batch
-  /// of the loader's shard, in order; async_rma ranks claim batches first come, first served (a
-  /// fast rank takes more) and build only those.
-  virtual void for_each_batch(data::DataLoader& loader, int64_t /*epoch*/,
-                              const std::function<void(const data::Batch&)>& train_step) {
-    for (const data::Batch& batch : loader) train_step(batch);
-  }
+  virtual void attach(const std::shared_ptr<nn::Module>& /*model*/, const TrainingRecipe&) {}
+  /// Runs epoch `epoch` (0-based) of this rank: by default `step` on each batch of
+  /// for_each_batch(), adding up what it returns; the threaded strategies run their workers.
+  virtual EpochTotals train_epoch(data::DataLoader& loader, int64_t epoch, const BatchStep& step);
+  /// Hands this rank's batches of epoch `epoch` to `use`: every batch of the loader's shard, in
+  /// order; async_rma ranks claim batches first come, first served (a fast rank takes more) and
+  /// build only those.
+  virtual void for_each_batch(data::DataLoader& loader, int64_t epoch,
+                              const std::function<void(const data::Batch&)>& use);
   /// Applies this step's gradients (the optimizer's step, or the parameter server's), through
   /// the loss scaler (a pass-through when it is off); false: the scaler skipped the step.
   virtual bool step(optim::Optimizer& opt, optim::GradScaler& scaler) { return scaler.step(opt); }
@@ -65,16 +83,8 @@ class Distribution {
   virtual EpochTotals combine(const EpochTotals& mine) { return mine; }
   /// After the last epoch (workers tell the servers they are done).
   virtual void end_training() {}
-  /// What the progress header says about the job ("" for one process).
+  /// What a progress header says about the job ("" for one process).
   virtual std::string describe() const { return ""; }
 };
 
-/// The single-process Distribution, or an MPI one when `spec` asks for it (an Error if exadnn
-/// was built without MPI).
-std::unique_ptr<Distribution> make_distribution(const MpiSpec& spec);
-
-/// Ends every rank of an MPI job with `message` if this process is one (of several) and returns
-/// false otherwise; the command line calls it on errors so no rank is left hanging.
-bool abort_job(const std::string& message, int code);
-
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -1,8 +1,8 @@
 // The config's MPI modes: `distributed: {mode: allreduce | param_server | async_rma, ...}`.
-#include "config.h"
+#include "exadnn/train/config.h"
 #include "testing.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
 namespace {
 
 TrainConfig parse_with(const std::string& distributed) {
@@ -52,12 +52,13 @@ TEST(MpiConfig, ProblemsNameTheKeyAndLine) {
                       "'distributed.servers' must be a positive integer, got '0'");
   EXPECT_EXADNN_ERROR(parse_with("{mode: param_server, push_every: 2}"),
                       "need 'asynchronous: true'");
-  EXPECT_EXADNN_ERROR(parse_with("{mode: ring}"),
-                      "'distributed.mode' must be one of allreduce, param_server");
+  EXPECT_EXADNN_ERROR(parse_with("{mode: ring}"), "test.yaml:", "'distributed.mode' is 'ring'",
+                      "(known: allreduce, async_rma, hogwild, param_server, threads_locked, "
+                      "threads_sync;");
   EXPECT_EXADNN_ERROR(parse_with("{mode: allreduce, timeout_s: -1}"), "positive number of seconds");
   EXPECT_EXADNN_ERROR(parse_with("{mode: allreduce, transport: nccl}"),
                       "'distributed.transport' must be auto, mpi or shared_memory, got 'nccl'");
 }
 
 }  // namespace
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -1,6 +1,6 @@
 // Layers and losses registered from C++ under a name of the user's are usable from a YAML config
 // like the built-in ones (issue 15), and every unknown name is one error listing the known ones.
-#include "config.h"
+#include "exadnn/train/config.h"
 #include "exadnn/data/idx.h"
 #include "exadnn/exadnn.h"
 #include "exadnn/train/datasets.h"
@@ -8,12 +8,13 @@
 #include "exadnn/train/losses.h"
 #include "exadnn/train/optimizers.h"
 #include "exadnn/train/schedulers.h"
+#include "exadnn/train/strategies.h"
 #include "testing.h"
 #include "tiny_idx.h"
-#include "trainer.h"
+#include "exadnn/train/trainer.h"
 
 using namespace exadnn;
-using exadnn::clitest::scratch;
+using exadnn::fixtures::scratch;
 namespace fs = std::filesystem;
 
 namespace {
@@ -69,17 +70,17 @@ std::string tiny_yaml(const fs::path& dir, const std::string& model, const std::
 TEST(CustomNames, ALayerAndALossRegisteredFromCppTrainFromYaml) {
   register_custom_names();
   const fs::path dir = scratch();
-  const cli::TrainConfig c = cli::parse_config(
+  const train::TrainConfig c = train::parse_config(
       tiny_yaml(dir,
                 "  - flatten\n  - feature_gain: {init: 0.5}\n  - linear: {out: 16}\n  - relu\n"
                 "  - linear: {out: 3}\n",
                 "damped_cross_entropy"),
       "custom.yaml");
   EXPECT_EQ(c.model[1].settings.real("init"), 0.5);
-  EXPECT_GT(cli::train(c, {}), 0.9);  // the 3 quadrant classes are learnt
+  EXPECT_GT(train::Trainer(c).fit(), 0.9);  // the 3 quadrant classes are learnt
   // The custom layer's settings are checked like the built-ins'.
   EXPECT_EXADNN_ERROR(
-      cli::parse_config(tiny_yaml(dir, "  - feature_gain: {init: 99, gain: 1}\n", "mse"), "c.yaml"),
+      train::parse_config(tiny_yaml(dir, "  - feature_gain: {init: 99, gain: 1}\n", "mse"), "c.yaml"),
       "c.yaml:3: unknown key 'gain' in layer feature_gain (allowed: init)",
       "'layer feature_gain.init' must be a finite number from -10 to 10, got '99'");
   EXPECT_EXADNN_ERROR(train::layers().add("feature_gain", {}),
@@ -109,24 +110,27 @@ TEST(CustomNames, ADatasetRegisteredFromCppLoadsFromYaml) {
   }();
   ASSERT_TRUE(registered);
   const fs::path dir = scratch();
-  const cli::TrainConfig c = cli::parse_config(
+  const train::TrainConfig c = train::parse_config(
       "data: {dataset: quadrants, path: " + dir.string() +
           ", batch_size: 16}\nmodel: [flatten, {linear: {out: 16}}, relu, {linear: {out: 3}}]\n"
           "epochs: 4\noptimizer: {name: sgd, lr: 0.1}\n",
       "q.yaml");
-  EXPECT_EQ(cli::load_training_data(c.data).train->size(), 192);
-  EXPECT_GT(cli::train(c, {}), 0.9);
-  EXPECT_EXADNN_ERROR(cli::parse_config("data: {dataset: hdf5}\nmodel: [flatten]\n", "h.yaml"),
+  EXPECT_EQ(train::load_training_data(c.data).train->size(), 192);
+  EXPECT_GT(train::Trainer(c).fit(), 0.9);
+  EXPECT_EXADNN_ERROR(train::parse_config("data: {dataset: hdf5}\nmodel: [flatten]\n", "h.yaml"),
                       "h.yaml:1: dataset 'hdf5' needs 'file'");
 }
 
 TEST(CustomNames, UnknownNamesListTheKnownOnesWithTheirLines) {
   const fs::path dir = scratch();
-  const std::string yaml = tiny_yaml(dir, "  - flatten\n  - dense: {out: 3}\n", "hinge");
+  const std::string yaml =
+      tiny_yaml(dir, "  - flatten\n  - dense: {out: 3}\n", "hinge") + "distributed: {mode: ring}\n";
   EXPECT_EXADNN_ERROR(
-      cli::parse_config(yaml, "u.yaml",
-                        {"optimizer.name=lbfgs", "scheduler.name=linear", "data.dataset=imagenet"}),
-      "5 problems", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
+      train::parse_config(yaml, "u.yaml",
+                          {"optimizer.name=lbfgs", "scheduler.name=linear", "data.dataset=imagenet"}),
+      "6 problems",
+      "u.yaml:9: 'distributed.mode' is 'ring' (known: allreduce, async_rma, hogwild, param_server, "
+      "threads_locked, threads_sync;", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
       "'config.loss' is 'hinge' (allowed: ", "cross_entropy", "huber, l1, mse",
       "'optimizer.name' is 'lbfgs' (allowed: adagrad, adam, adamw, rmsprop, sgd)",
       "'data.dataset' is 'imagenet' (allowed: ", "csv, fashion-mnist, hdf5, idx, mnist",
@@ -135,4 +139,5 @@ TEST(CustomNames, UnknownNamesListTheKnownOnesWithTheirLines) {
   EXPECT_EXADNN_ERROR(train::optimizers().at("lbfgs"), "unknown optimizer 'lbfgs' (known: ");
   EXPECT_EXADNN_ERROR(train::schedulers().at("linear"), "unknown scheduler 'linear' (known: ");
   EXPECT_EXADNN_ERROR(train::datasets().at("imagenet"), "unknown dataset 'imagenet' (known: ");
+  EXPECT_EXADNN_ERROR(train::strategies().at("ring"), "unknown strategy 'ring' (known: ");
 }

@@ -1,20 +1,12 @@
-#include "mpi_config.h"
+#include "config_distributed.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <set>
 
-namespace exadnn::cli {
+namespace exadnn::train::internal {
 
-bool is_mpi_mode(const std::string& mode) {
-  return mode == "allreduce" || mode == "param_server" || mode == "async_rma";
-}
-
-bool parse_mpi(const YAML::Node& node, MpiSpec& spec,
-               const std::function<void(const YAML::Node&, const std::string&)>& report) {
-  if (!node.IsMap() || !node["mode"] || !node["mode"].IsScalar() ||
-      !is_mpi_mode(node["mode"].Scalar()))
-    return false;
+void parse_mpi(const YAML::Node& node, MpiSpec& spec, const ReportProblem& report) {
   spec.enabled = true;
   spec.mode = node["mode"].Scalar();
   const bool ps = spec.mode == "param_server";
@@ -70,7 +62,6 @@ bool parse_mpi(const YAML::Node& node, MpiSpec& spec,
     report(node["push_every"] ? node["push_every"] : node["pull_every"],
            "'distributed.push_every' and 'pull_every' need 'asynchronous: true' (the synchronous "
            "parameter server pushes and pulls every step)");
-  return true;
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train::internal

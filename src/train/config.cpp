@@ -1,4 +1,4 @@
-#include "config.h"
+#include "exadnn/train/config.h"
 
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "config_distributed.h"
 #include "config_values.h"
 #include "exadnn/core/device.h"
 #include "exadnn/core/error.h"
@@ -17,7 +18,13 @@
 #include "exadnn/train/optimizers.h"
 #include "exadnn/train/schedulers.h"
 
-namespace exadnn::cli {
+namespace exadnn::train {
+
+using internal::read_count;
+using internal::read_real;
+using internal::describe_value;
+using internal::report_duplicate_keys;
+using internal::ReportProblem;
 
 std::string default_config_yaml() {
   return R"(# The default: a 784-512-256-10 MLP on Fashion-MNIST.
@@ -329,10 +336,16 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
     const auto report = [&problems](const YAML::Node& at, const std::string& m) {
       problems.add(at, m);
     };
-    if (!parse_hogwild(d, c.hogwild, report) && !parse_mpi(d, c.mpi, report))
-      problems.add(d["mode"] ? d["mode"] : d,
-                   "'distributed.mode' must be one of allreduce, param_server, async_rma (MPI; run "
-                   "under mpirun), hogwild, threads_locked, threads_sync (threads of one process)");
+    const YAML::Node mode = d.IsMap() ? d["mode"] : YAML::Node();
+    if (!mode || !mode.IsScalar() || !strategies().contains(mode.Scalar()))
+      problems.add(mode ? mode : d,
+                   detail::cat("'distributed.mode' is ", mode ? describe_value(mode) : "missing",
+                               " (known: ", strategies().known(),
+                               "; the MPI ones run under mpirun)"));
+    else if (strategies().at(mode.Scalar()).family == StrategyKind::Family::mpi)
+      internal::parse_mpi(d, c.mpi, report);
+    else
+      internal::parse_threads(d, c.hogwild, report);
   }
   read(root, "device", c.device, "config", problems, "a device name");
   if (root["device"]) {
@@ -372,4 +385,4 @@ TrainConfig load_config(const std::string& path, const std::vector<std::string>&
   return parse_config(text.str(), path, overrides);
 }
 
-}  // namespace exadnn::cli
+}  // namespace exadnn::train

@@ -1,0 +1,49 @@
+#include "metrics_file.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "exadnn/backend/runtime.h"
+#include "exadnn/core/error.h"
+
+namespace exadnn::train::internal {
+namespace {
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+}  // namespace
+
+void write_metrics(const std::string& path, const std::vector<EpochRecord>& epochs,
+                   double final_accuracy, int ranks, int64_t batch_size) {
+  nlohmann::json j;
+  j["test_accuracy"] = final_accuracy;
+  std::vector<double> rates;
+  for (const auto& e : epochs) rates.push_back(e.samples_per_second);
+  std::sort(rates.begin(), rates.end());
+  const size_t n = rates.size();
+  j["samples_per_second"] =
+      n == 0 ? 0.0 : (n % 2 ? rates[n / 2] : 0.5 * (rates[n / 2 - 1] + rates[n / 2]));
+  j["epochs"] = nlohmann::json::array();
+  for (const auto& e : epochs)
+    j["epochs"].push_back({{"epoch", e.epoch},
+                           {"train_loss", e.train_loss},
+                           {"test_accuracy", e.test_accuracy},
+                           {"samples_per_second", e.samples_per_second},
+                           {"seconds", e.seconds}});
+  j["threads"] = get_num_threads();
+  j["ranks"] = ranks;
+  j["peak_rss_mb"] = peak_rss_mb();
+  j["batch_size"] = batch_size;
+  std::ofstream out(path);
+  EXADNN_CHECK(out.good(), "train", "cannot write metrics to ", path);
+  out << j.dump(2) << '\n';
+}
+
+}  // namespace exadnn::train::internal

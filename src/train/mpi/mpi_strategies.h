@@ -1,0 +1,17 @@
+// The MPI strategies (allreduce, param_server, async_rma) over the dist layer, in the train
+// library when exadnn is built with MPI (src/CMakeLists.txt); strategies.cpp registers them.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "exadnn/train/strategies.h"
+
+namespace exadnn::train::internal {
+
+std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec);
+
+/// dist::abort_job: ends every rank of a job of several with `message`; false otherwise.
+bool abort_mpi_job(const std::string& message, int code);
+
+}  // namespace exadnn::train::internal

@@ -1,0 +1,119 @@
+// train::Trainer: the loop's hooks, a program's own model and data (TrainerParts), the threaded
+// strategies through the same loop, and what a second fit() does.
+#include "exadnn/train/trainer.h"
+
+#include <cmath>
+#include <filesystem>
+
+#include "exadnn/exadnn.h"
+#include "scratch_dir.h"
+#include "testing.h"
+#include "tiny_idx.h"
+
+using namespace exadnn;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The tiny quadrant task (192 training images, batch 16: 12 steps an epoch) in `dir`.
+train::TrainConfig tiny_in(const fs::path& dir, int epochs) {
+  fixtures::write_split(dir, "train", 192, 1);
+  fixtures::write_split(dir, "test", 60, 2);
+  return fixtures::tiny_config(dir, epochs);
+}
+
+TEST(Trainer, HooksSeeEveryStepEpochAndCheckpoint) {
+  const exadnn::testing::ScratchDir dir("exadnn_train_");
+  train::Trainer trainer(tiny_in(dir.path(), 2), {.checkpoint_dir = (dir.path() / "ckpt").string()});
+  std::vector<int64_t> starts, step_epochs, epochs, checkpoint_epochs;
+  int64_t examples = 0;
+  trainer.on_epoch_start([&](int64_t epoch, int64_t last, int64_t batches) {
+    starts.push_back(epoch);
+    EXPECT_EQ(last, 2);
+    EXPECT_EQ(batches, 12);
+  });
+  trainer.on_step([&](const train::StepEvent& s) {
+    EXPECT_EQ(s.index, static_cast<int64_t>(step_epochs.size()) - 12 * (s.epoch - 1));
+    step_epochs.push_back(s.epoch);
+    examples += s.examples;
+    EXPECT_TRUE(std::isfinite(s.loss));
+    EXPECT_FALSE(s.skipped);
+  });
+  trainer.on_epoch([&](const train::EpochRecord& e) { epochs.push_back(e.epoch); });
+  trainer.on_checkpoint([&](const std::string& path, int64_t epoch) {
+    EXPECT_EQ(path, (dir.path() / "ckpt" / "last.ckpt").string());
+    EXPECT_TRUE(fs::exists(path));  // written before the hook runs
+    checkpoint_epochs.push_back(epoch);
+  });
+  const double accuracy = trainer.fit();
+  EXPECT_GT(accuracy, 0.9);  // the 3 quadrant classes are learnt
+  EXPECT_EQ(starts, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(step_epochs.size(), 24u);
+  EXPECT_EQ(examples, 2 * 192);
+  EXPECT_EQ(epochs, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(checkpoint_epochs, (std::vector<int64_t>{1, 2}));
+  ASSERT_EQ(trainer.history().size(), 2u);
+  EXPECT_EQ(trainer.history().back().test_accuracy, accuracy);
+  // A second fit() has no epochs left: it trains nothing and reports the same score.
+  EXPECT_EQ(trainer.fit(), accuracy);
+  EXPECT_EQ(step_epochs.size(), 24u);
+  EXPECT_DOUBLE_EQ(trainer.evaluate(), accuracy);
+}
+
+// y = 2x - 1 from 256 noisy-free samples: a program's own model, data and score; the config
+// gives only the optimizer, the loss and the loop's settings.
+TEST(Trainer, TrainsAProgramsOwnModelAndDataWithItsOwnScore) {
+  manual_seed(3);
+  const Tensor x = rand({256, 1}) * 2.0 - 1.0;
+  const Tensor y = x * 2.0 - 1.0;
+  train::TrainerParts parts;
+  parts.model = std::make_shared<nn::Linear>(nn::LinearOptions(1, 1));
+  parts.data.train = std::make_shared<data::TensorDataset>(x, y);
+  parts.data.test = std::make_shared<data::TensorDataset>(x, y);
+  parts.score = [](nn::Module& m, const train::TrainingData& d) {  // minus the test MSE
+    NoGradGuard no_grad;
+    const auto& test = dynamic_cast<const data::TensorDataset&>(*d.test);
+    return -nn::mse_loss(m.forward(test.inputs()), test.targets()).item<double>();
+  };
+  train::TrainConfig config;
+  config.model.clear();
+  config.loss = "mse";
+  config.optimizer = {.name = "sgd", .lr = 0.1, .momentum = 0.9};
+  config.data.batch_size = 32;
+  config.epochs = 30;
+  train::Trainer trainer(config, {}, std::move(parts));
+  const double before = trainer.evaluate();
+  const double after = trainer.fit();
+  EXPECT_LT(before, -0.1);
+  EXPECT_GT(after, -1e-6);  // the exact line is in the model's reach
+  EXPECT_GT(after, before);
+}
+
+TEST(Trainer, ThreadedStrategiesRunWholeEpochsThroughTheLoop) {
+  const exadnn::testing::ScratchDir dir("exadnn_train_");
+  train::TrainConfig config = tiny_in(dir.path(), 3);
+  config.hogwild = {.enabled = true, .mode = "threads_sync", .threads = 2, .accumulate = 1};
+  train::Trainer trainer(config);
+  int64_t steps = 0, epochs = 0;
+  trainer.on_step([&](const train::StepEvent&) { ++steps; });
+  trainer.on_epoch([&](const train::EpochRecord& e) {
+    ++epochs;
+    EXPECT_GT(e.samples_per_second, 0);
+  });
+  EXPECT_GT(trainer.fit(), 0.8);
+  EXPECT_EQ(steps, 0);  // the workers' steps are not the Trainer's
+  EXPECT_EQ(epochs, 3);
+}
+
+TEST(Trainer, AThreadedStrategyWithoutAWayToBuildReplicasIsNamed) {
+  const exadnn::testing::ScratchDir dir("exadnn_train_");
+  train::TrainConfig config = tiny_in(dir.path(), 1);
+  config.model.clear();
+  config.hogwild = {.enabled = true, .mode = "hogwild", .threads = 2, .accumulate = 1};
+  train::TrainerParts parts;
+  parts.model = std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(nn::LinearOptions(16, 3))});
+  EXPECT_EXADNN_ERROR(train::Trainer(config, {}, std::move(parts)), "'hogwild'", "make_model");
+}
+
+}  // namespace
