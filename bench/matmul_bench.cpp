@@ -52,7 +52,8 @@ struct Problem {
     exadnn::Generator gen(1234);
     a = exadnn::randn({m, k}, {}, &gen);
     b = exadnn::randn({k, n}, {}, &gen);
-    c = static_cast<float*>(std::aligned_alloc(64, static_cast<size_t>(m * n) * sizeof(float) + 64));
+    c = static_cast<float*>(
+        std::aligned_alloc(64, static_cast<size_t>(m * n) * sizeof(float) + 64));
     for (int64_t i = 0; i < m * n; ++i) c[i] = 0.0f;
   }
   ~Problem() { std::free(c); }
@@ -63,8 +64,8 @@ struct Problem {
 };
 
 void finish(benchmark::State& state, const Problem& p) {
-  const double flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) *
-                       static_cast<double>(p.k);
+  const double flops =
+      2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   state.counters["GFLOP/s"] =
       benchmark::Counter(flops / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
@@ -76,8 +77,8 @@ void cblas_call(const Problem& p) {
 }
 
 void dnnl_call(const Problem& p) {
-  const dnnl_status_t st = dnnl_sgemm('N', 'N', p.m, p.n, p.k, 1.0f, p.pa(), p.k, p.pb(), p.n,
-                                      0.0f, p.c, p.n);
+  const dnnl_status_t st =
+      dnnl_sgemm('N', 'N', p.m, p.n, p.k, 1.0f, p.pa(), p.k, p.pb(), p.n, 0.0f, p.c, p.n);
   if (st != dnnl_success) std::abort();
 }
 

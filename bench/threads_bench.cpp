@@ -164,12 +164,12 @@ int main(int argc, char** argv) {
               ops.size(), wall, kBlocks);
   std::printf("process CPU time / wall time = %.2f / %.2f = %.2f (at most %d expected)\n", cpu,
               wall, cpu / wall, threads);
-  std::printf("OS threads: %d before set_num_threads, peak %d, now %d\n", threads_at_start,
-              peak, os_threads());
+  std::printf("OS threads: %d before set_num_threads, peak %d, now %d\n", threads_at_start, peak,
+              os_threads());
   std::printf("\nCPU seconds per OS thread in the interleaved loop:\n");
   const int main_tid = static_cast<int>(gettid());
   for (const auto& [tid, busy] : thread_busy) {
-    const char* origin = tid == main_tid                ? "main thread"
+    const char* origin = tid == main_tid ? "main thread"
                          : std::binary_search(pre_main.begin(), pre_main.end(), tid)
                              ? "started before main (a library's own pool: OpenBLAS)"
                              : "started in main (OpenMP pool)";

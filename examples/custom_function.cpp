@@ -68,9 +68,11 @@ int main() {
     for (int64_t i = 0; i < a.numel(); ++i) {
       const double saved = p[i], h = 1e-6;
       p[i] = saved + h;
-      const double up = sum(pow(autograd::apply<PeriodicDistance>({a, b}, box)[0], 3.0)).item<double>();
+      const double up =
+          sum(pow(autograd::apply<PeriodicDistance>({a, b}, box)[0], 3.0)).item<double>();
       p[i] = saved - h;
-      const double down = sum(pow(autograd::apply<PeriodicDistance>({a, b}, box)[0], 3.0)).item<double>();
+      const double down =
+          sum(pow(autograd::apply<PeriodicDistance>({a, b}, box)[0], 3.0)).item<double>();
       p[i] = saved;
       worst = std::max(worst, std::fabs((up - down) / (2 * h) - analytic[i]));
     }

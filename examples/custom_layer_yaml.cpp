@@ -30,14 +30,15 @@ int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : "/usr/share/datasets/fashion-mnist";
   const std::string epochs = argc > 2 ? argv[2] : "2";
   // "swish": no settings; it takes flat examples [F] and gives [F] (the builder's shape check).
-  train::layers().add("swish", {{},
-                                {},
-                                [](const train::LayerSettings&, const Shape& in) {
-                                  EXADNN_CHECK(in.size() == 1, "swish", "takes flat examples, got ",
-                                               in, " (put flatten first)");
-                                  return std::make_shared<LearnableSwish>(in[0]);
-                                },
-                                [](const train::LayerSettings&, const Shape& in) { return in[0]; }});
+  train::layers().add("swish",
+                      {{},
+                       {},
+                       [](const train::LayerSettings&, const Shape& in) {
+                         EXADNN_CHECK(in.size() == 1, "swish", "takes flat examples, got ", in,
+                                      " (put flatten first)");
+                         return std::make_shared<LearnableSwish>(in[0]);
+                       },
+                       [](const train::LayerSettings&, const Shape& in) { return in[0]; }});
   const train::TrainConfig config = train::parse_config(R"(
 data: {dataset: fashion-mnist, path: )" + dir + R"(, batch_size: 128}
 model:

@@ -43,7 +43,8 @@ Tensor load_images(const std::string& path) {
     throw std::runtime_error(path + ": not an IDX image file (bad magic number)");
   const int64_t n = big_endian(&raw[4]), rows = big_endian(&raw[8]), cols = big_endian(&raw[12]);
   if (raw.size() != static_cast<size_t>(16 + n * rows * cols))
-    throw std::runtime_error(path + ": truncated (header promises " + std::to_string(n) + " images)");
+    throw std::runtime_error(path + ": truncated (header promises " + std::to_string(n) +
+                             " images)");
   Tensor bytes = from_blob(const_cast<unsigned char*>(&raw[16]), {n, rows * cols}, DType::u8);
   return bytes.to(DType::f32) / 255.0;
 }
@@ -55,7 +56,8 @@ Tensor load_labels(const std::string& path) {
     throw std::runtime_error(path + ": not an IDX label file (bad magic number)");
   const int64_t n = big_endian(&raw[4]);
   if (raw.size() != static_cast<size_t>(8 + n))
-    throw std::runtime_error(path + ": truncated (header promises " + std::to_string(n) + " labels)");
+    throw std::runtime_error(path + ": truncated (header promises " + std::to_string(n) +
+                             " labels)");
   return from_blob(const_cast<unsigned char*>(&raw[8]), {n}, DType::u8).to(DType::i64);
 }
 

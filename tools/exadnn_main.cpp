@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
       }
       const exadnn::train::TrainConfig config =
           config_path.empty() ? exadnn::train::parse_config(exadnn::train::default_config_yaml(),
-                                                          "default config", overrides)
+                                                            "default config", overrides)
                               : exadnn::train::load_config(config_path, overrides);
       exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, overwrite, plot});
     } else if (eval->parsed()) {

@@ -22,8 +22,10 @@ class FunctionNode final : public Node {
                  " gradients for ", inputs_.size(), " inputs");
     for (size_t i = 0; i < grads.size(); ++i) {
       if (!grads[i].defined()) continue;
-      EXADNN_CHECK(grads[i].shape() == inputs_[i].shape, name(), "backward returned a gradient of "
-                   "shape ", grads[i].shape(), " for input ", i, " of shape ", inputs_[i].shape);
+      EXADNN_CHECK(grads[i].shape() == inputs_[i].shape, name(),
+                   "backward returned a gradient of "
+                   "shape ",
+                   grads[i].shape(), " for input ", i, " of shape ", inputs_[i].shape);
     }
     return grads;
   }
@@ -39,7 +41,8 @@ class FunctionNode final : public Node {
   std::vector<Node::OutputInfo> inputs_;
 };
 
-std::vector<Tensor> apply_function(std::shared_ptr<Function> fn, const std::vector<Tensor>& inputs) {
+std::vector<Tensor> apply_function(std::shared_ptr<Function> fn,
+                                   const std::vector<Tensor>& inputs) {
   FunctionContext ctx;
   for (const Tensor& t : inputs) ctx.needs_grad_.push_back(t.defined() && t.requires_grad());
   std::vector<Tensor> outputs;

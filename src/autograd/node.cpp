@@ -33,7 +33,8 @@ std::vector<Tensor> AccumulateGrad::apply(std::vector<Tensor>&& grad_outputs) {
     const bool steal = g.dtype() == leaf.dtype() && can_steal(g);
     meta.grad = steal ? std::move(g) : detail::dense_copy(g, leaf.dtype());
   } else {
-    meta.grad = detail::sum_of(meta.grad, g.dtype() == leaf.dtype() ? g : detail::dense_copy(g, leaf.dtype()));
+    meta.grad = detail::sum_of(meta.grad,
+                               g.dtype() == leaf.dtype() ? g : detail::dense_copy(g, leaf.dtype()));
   }
   for (auto& [id, hook] : meta.hooks) hook(meta.grad);
   return {};

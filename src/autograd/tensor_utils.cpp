@@ -7,7 +7,8 @@ namespace exadnn::autograd::detail {
 
 Tensor new_tensor(const Shape& shape, DType dtype, Device device) {
   const MemoryKind kind = device.is_cpu() ? MemoryKind::host : MemoryKind::device;
-  auto storage = Storage::allocate(static_cast<size_t>(shape.numel()) * dtype_size(dtype), device, kind);
+  auto storage =
+      Storage::allocate(static_cast<size_t>(shape.numel()) * dtype_size(dtype), device, kind);
   return make_view(storage, shape, contiguous_strides(shape), 0, dtype);
 }
 

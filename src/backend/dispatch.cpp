@@ -43,8 +43,8 @@ std::vector<std::string> KernelRegistry::missing(DeviceKind device) const {
   for (int op = 0; op < kOpCount; ++op)
     for (int t = 0; t < kDTypeCount; ++t)
       if (!table_[op][static_cast<int>(device)][t])
-        out.push_back(detail::cat(op_name(static_cast<OpId>(op)), "/",
-                                  dtype_name(static_cast<DType>(t))));
+        out.push_back(
+            detail::cat(op_name(static_cast<OpId>(op)), "/", dtype_name(static_cast<DType>(t))));
   return out;
 }
 

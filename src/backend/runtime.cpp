@@ -28,7 +28,9 @@ int get_num_threads() {
   return n > 0 ? n : omp_get_max_threads();
 }
 
-const char* version() { return EXADNN_VERSION_STRING; }
+const char* version() {
+  return EXADNN_VERSION_STRING;
+}
 
 std::string runtime_info() {
   std::ostringstream os;
@@ -36,7 +38,7 @@ std::string runtime_info() {
   os << "exadnn " << version() << "\n"
      << "threads: " << get_num_threads() << " (OpenMP, BLAS and oneDNN share this count)\n"
      << cpu::blas_report() << "\n"
-     << "oneDNN: " << dv->major << "." << dv->minor << "." << dv->patch 
+     << "oneDNN: " << dv->major << "." << dv->minor << "." << dv->patch
      << (dv->cpu_runtime == DNNL_RUNTIME_OMP ? " (OpenMP runtime)\n" : " (non-OpenMP runtime)\n")
      << cpu::gemm_provider_report() << "\n"
      << "memory kinds:";

@@ -8,8 +8,10 @@ namespace exadnn {
 
 const char* device_kind_name(DeviceKind k) noexcept {
   switch (k) {
-    case DeviceKind::cpu: return "cpu";
-    case DeviceKind::cuda: return "cuda";
+    case DeviceKind::cpu:
+      return "cpu";
+    case DeviceKind::cuda:
+      return "cuda";
   }
   return "?";
 }

@@ -10,8 +10,8 @@ namespace exadnn {
 
 namespace {
 void check_rank(int64_t n) {
-  EXADNN_CHECK(n <= kMaxDims, "Shape", "a tensor may have at most ", kMaxDims,
-               " dimensions, got ", n);
+  EXADNN_CHECK(n <= kMaxDims, "Shape", "a tensor may have at most ", kMaxDims, " dimensions, got ",
+               n);
 }
 }  // namespace
 
@@ -81,7 +81,8 @@ std::ostream& operator<<(std::ostream& os, const Dims& d) {
 
 Strides contiguous_strides(const Shape& shape) {
   Strides s = Dims::filled(shape.size(), 1);
-  for (int64_t i = shape.size() - 2; i >= 0; --i) s[i] = s[i + 1] * std::max<int64_t>(shape[i + 1], 1);
+  for (int64_t i = shape.size() - 2; i >= 0; --i)
+    s[i] = s[i + 1] * std::max<int64_t>(shape[i + 1], 1);
   return s;
 }
 

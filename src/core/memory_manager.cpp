@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iterator>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "exadnn/core/error.h"
 
@@ -14,10 +14,14 @@ namespace exadnn {
 
 const char* memory_kind_name(MemoryKind k) noexcept {
   switch (k) {
-    case MemoryKind::host: return "host";
-    case MemoryKind::pinned: return "pinned";
-    case MemoryKind::device: return "device";
-    case MemoryKind::managed: return "managed";
+    case MemoryKind::host:
+      return "host";
+    case MemoryKind::pinned:
+      return "pinned";
+    case MemoryKind::device:
+      return "device";
+    case MemoryKind::managed:
+      return "managed";
   }
   return "?";
 }
@@ -51,7 +55,9 @@ class HostBackend final : public MemoryBackend {
   void memset(void* dst, int value, size_t nbytes) override { std::memset(dst, value, nbytes); }
 };
 
-void host_copy(void* dst, const void* src, size_t nbytes) { std::memcpy(dst, src, nbytes); }
+void host_copy(void* dst, const void* src, size_t nbytes) {
+  std::memcpy(dst, src, nbytes);
+}
 
 uint64_t cache_key(size_t rounded, int device) {
   return (static_cast<uint64_t>(rounded) << 8) | static_cast<uint64_t>(device & 0xff);
@@ -142,8 +148,8 @@ void* MemoryManager::allocate(MemoryKind kind, size_t nbytes, int device) {
       ptr = p.backend->allocate(rounded, device);
     }
     EXADNN_CHECK(ptr != nullptr, "MemoryManager", "out of ", memory_kind_name(kind),
-                 " memory allocating ", format_bytes(nbytes), " (", format_bytes(p.stats.bytes_in_use),
-                 " in use)");
+                 " memory allocating ", format_bytes(nbytes), " (",
+                 format_bytes(p.stats.bytes_in_use), " in use)");
     ++p.stats.system_allocations;
   }
   p.stats.bytes_in_use += rounded;
@@ -178,8 +184,8 @@ void MemoryManager::copy(void* dst, MemoryKind dst_kind, const void* src, Memory
                          size_t nbytes) {
   if (nbytes == 0) return;
   CopyFunction fn = copies_[static_cast<int>(dst_kind)][static_cast<int>(src_kind)];
-  EXADNN_CHECK(fn != nullptr, "MemoryManager", "no copy from ", memory_kind_name(src_kind),
-               " to ", memory_kind_name(dst_kind), " memory: exadnn was built without CUDA");
+  EXADNN_CHECK(fn != nullptr, "MemoryManager", "no copy from ", memory_kind_name(src_kind), " to ",
+               memory_kind_name(dst_kind), " memory: exadnn was built without CUDA");
   fn(dst, src, nbytes);
 }
 
@@ -215,7 +221,9 @@ void MemoryManager::set_cache_limit(MemoryKind kind, size_t bytes) {
   if (p.backend) p.trim_to(bytes);
 }
 
-bool MemoryManager::available(MemoryKind kind) const { return pool(kind).backend != nullptr; }
+bool MemoryManager::available(MemoryKind kind) const {
+  return pool(kind).backend != nullptr;
+}
 
 void MemoryManager::register_backend(MemoryKind kind, std::unique_ptr<MemoryBackend> backend) {
   Pool& p = pool(kind);

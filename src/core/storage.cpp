@@ -4,7 +4,11 @@ namespace exadnn {
 
 Storage::Storage(void* data, size_t nbytes, Device device, MemoryKind kind, bool owned,
                  std::function<void(void*)> on_release)
-    : data_(data), nbytes_(nbytes), device_(device), kind_(kind), owned_(owned),
+    : data_(data),
+      nbytes_(nbytes),
+      device_(device),
+      kind_(kind),
+      owned_(owned),
       on_release_(std::move(on_release)) {}
 
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, Device device, MemoryKind kind) {

@@ -107,8 +107,8 @@ DataLoader::~DataLoader() {
 }
 
 int64_t DataLoader::batches_per_epoch() const {
-  const int64_t n = options_.sampler() ? options_.sampler()->shard_size(dataset_->size())
-                                       : dataset_->size();
+  const int64_t n =
+      options_.sampler() ? options_.sampler()->shard_size(dataset_->size()) : dataset_->size();
   const int64_t b = options_.batch_size();
   return options_.drop_last() ? n / b : (n + b - 1) / b;
 }

@@ -5,7 +5,8 @@
 
 namespace exadnn::nn {
 
-BatchNorm::BatchNorm(int64_t channels, int64_t spatial_dims, double eps, double momentum, bool affine)
+BatchNorm::BatchNorm(int64_t channels, int64_t spatial_dims, double eps, double momentum,
+                     bool affine)
     : channels_(channels), spatial_dims_(spatial_dims), eps_(eps), momentum_(momentum) {
   EXADNN_CHECK(channels > 0, name(), "channels must be positive, got ", channels);
   if (affine) {
@@ -20,7 +21,9 @@ BatchNorm::BatchNorm(int64_t channels, int64_t spatial_dims, double eps, double 
   register_buffer("running_var", &running_var);
 }
 
-std::string BatchNorm::name() const { return spatial_dims_ == 2 ? "BatchNorm2d" : "BatchNorm1d"; }
+std::string BatchNorm::name() const {
+  return spatial_dims_ == 2 ? "BatchNorm2d" : "BatchNorm1d";
+}
 
 Tensor BatchNorm::forward(const Tensor& x) {
   const bool ok = spatial_dims_ == 2 ? x.dim() == 4 : (x.dim() == 2 || x.dim() == 3);

@@ -24,7 +24,9 @@ Conv2d::Conv2d(const Conv2dOptions& o) : options_(o) {
   }
 }
 
-Tensor Conv2d::forward(const Tensor& x) { return conv2d(x, weight, bias, options_.params()); }
+Tensor Conv2d::forward(const Tensor& x) {
+  return conv2d(x, weight, bias, options_.params());
+}
 
 std::string Conv2d::extra_repr() const {
   const auto& p = options_.params();

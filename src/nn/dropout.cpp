@@ -16,6 +16,8 @@ Tensor Dropout::forward(const Tensor& x) {
   return x * keep.to(x.dtype()) * (1.0 / (1.0 - p_));
 }
 
-std::string Dropout::extra_repr() const { return detail::cat("p=", p_); }
+std::string Dropout::extra_repr() const {
+  return detail::cat("p=", p_);
+}
 
 }  // namespace exadnn::nn

@@ -18,8 +18,7 @@ Fans fans(const Tensor& w) {
 }
 
 double gain(const std::string& nonlinearity, double slope) {
-  if (nonlinearity == "linear" || nonlinearity == "sigmoid" || nonlinearity == "conv2d")
-    return 1.0;
+  if (nonlinearity == "linear" || nonlinearity == "sigmoid" || nonlinearity == "conv2d") return 1.0;
   if (nonlinearity == "tanh") return 5.0 / 3.0;
   if (nonlinearity == "relu") return std::sqrt(2.0);
   if (nonlinearity == "leaky_relu") return std::sqrt(2.0 / (1.0 + slope * slope));
@@ -31,8 +30,12 @@ void constant_(const Tensor& t, double value) {
   NoGradGuard no_grad;
   fill_(t, value);
 }
-void zeros_(const Tensor& t) { constant_(t, 0.0); }
-void ones_(const Tensor& t) { constant_(t, 1.0); }
+void zeros_(const Tensor& t) {
+  constant_(t, 0.0);
+}
+void ones_(const Tensor& t) {
+  constant_(t, 1.0);
+}
 
 void uniform_(const Tensor& t, double a, double b, Generator* gen) {
   NoGradGuard no_grad;

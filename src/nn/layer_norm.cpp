@@ -32,6 +32,8 @@ Tensor LayerNorm::forward(const Tensor& x) {
   return weight.defined() ? y * weight + bias : y;
 }
 
-std::string LayerNorm::extra_repr() const { return detail::cat(shape_, ", eps=", eps_); }
+std::string LayerNorm::extra_repr() const {
+  return detail::cat(shape_, ", eps=", eps_);
+}
 
 }  // namespace exadnn::nn

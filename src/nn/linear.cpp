@@ -25,9 +25,8 @@ Linear::Linear(const LinearOptions& options) : options_(options) {
 }
 
 Tensor Linear::forward(const Tensor& x) {
-  EXADNN_CHECK(x.dim() >= 1 && x.size(-1) == options_.in_features(), "Linear",
-               "input of shape ", x.shape(), " does not end in in_features=",
-               options_.in_features());
+  EXADNN_CHECK(x.dim() >= 1 && x.size(-1) == options_.in_features(), "Linear", "input of shape ",
+               x.shape(), " does not end in in_features=", options_.in_features());
   return linear(x, weight, bias);
 }
 

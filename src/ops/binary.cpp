@@ -27,8 +27,8 @@ Operands prepare(const Tensor& a, const Tensor& b, const char* op, bool floating
 
 Tensor compute(OpId op, const Operands& x) {
   Tensor out = ops::empty_on(x.shape, x.a.dtype(), x.a.device());
-  lookup<BinaryKernel>(op, x.a.device().kind, x.a.dtype())(
-      out, ops::broadcast_view(x.a, x.shape), ops::broadcast_view(x.b, x.shape));
+  lookup<BinaryKernel>(op, x.a.device().kind, x.a.dtype())(out, ops::broadcast_view(x.a, x.shape),
+                                                           ops::broadcast_view(x.b, x.shape));
   return out;
 }
 
@@ -65,8 +65,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   Operands x = prepare(a, b, "mul", false);
   Tensor out = compute(OpId::mul, x);
   ops::record("mul", {x.a, x.b}, out, [a = x.a, b = x.b](const Grads& g) {
-    return Grads{grad_for(a, [&] { return g[0] * b; }),
-                 grad_for(b, [&] { return g[0] * a; })};
+    return Grads{grad_for(a, [&] { return g[0] * b; }), grad_for(b, [&] { return g[0] * a; })};
   });
   return out;
 }
@@ -116,13 +115,18 @@ Tensor extremum(const Tensor& a, const Tensor& b, OpId op, const char* name) {
 
 }  // namespace
 
-Tensor maximum(const Tensor& a, const Tensor& b) { return extremum(a, b, OpId::maximum, "maximum"); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return extremum(a, b, OpId::minimum, "minimum"); }
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return extremum(a, b, OpId::maximum, "maximum");
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return extremum(a, b, OpId::minimum, "minimum");
+}
 
 Tensor scalar_like(double value, const Tensor& like) {
   DType t = like.dtype();
   if (!is_floating(t) && value != std::floor(value)) t = DType::f32;
-  if (t == DType::boolean || t == DType::u8) t = value == std::floor(value) ? DType::i64 : DType::f32;
+  if (t == DType::boolean || t == DType::u8)
+    t = value == std::floor(value) ? DType::i64 : DType::f32;
   return scalar_tensor(value, TensorOptions(t).device(like.device()));
 }
 

@@ -13,8 +13,7 @@ namespace exadnn {
 namespace {
 
 void check_shape(const Shape& shape, const char* op) {
-  for (int64_t d : shape)
-    EXADNN_CHECK(d >= 0, op, "negative dimension ", d, " in shape ", shape);
+  for (int64_t d : shape) EXADNN_CHECK(d >= 0, op, "negative dimension ", d, " in shape ", shape);
 }
 
 // Bytes of a dense tensor; throws if the element or byte count does not fit in 64 bits.
@@ -26,7 +25,8 @@ size_t checked_nbytes(const Shape& shape, DType dtype, const char* op) {
                  " has more elements than a 64-bit count can hold");
   size_t bytes = 0;
   EXADNN_CHECK(!__builtin_mul_overflow(static_cast<size_t>(count), dtype_size(dtype), &bytes), op,
-               "shape ", shape, " of ", dtype_name(dtype), " needs more bytes than can be addressed");
+               "shape ", shape, " of ", dtype_name(dtype),
+               " needs more bytes than can be addressed");
   return bytes;
 }
 
@@ -62,8 +62,12 @@ Tensor full(const Shape& shape, double value, const TensorOptions& options) {
   return finish(t, options);
 }
 
-Tensor zeros(const Shape& shape, const TensorOptions& options) { return full(shape, 0.0, options); }
-Tensor ones(const Shape& shape, const TensorOptions& options) { return full(shape, 1.0, options); }
+Tensor zeros(const Shape& shape, const TensorOptions& options) {
+  return full(shape, 0.0, options);
+}
+Tensor ones(const Shape& shape, const TensorOptions& options) {
+  return full(shape, 1.0, options);
+}
 
 Tensor empty_like(const Tensor& like) {
   return empty(like.shape(), TensorOptions(like.dtype()).device(like.device()));
@@ -75,7 +79,9 @@ Tensor ones_like(const Tensor& like) {
   return ones(like.shape(), TensorOptions(like.dtype()).device(like.device()));
 }
 
-Tensor scalar_tensor(double value, const TensorOptions& options) { return full({}, value, options); }
+Tensor scalar_tensor(double value, const TensorOptions& options) {
+  return full({}, value, options);
+}
 
 Tensor arange(double start, double end, double step, const TensorOptions& options) {
   EXADNN_CHECK(step != 0.0, "arange", "step must be non-zero");
@@ -135,8 +141,8 @@ Tensor randint(int64_t low, int64_t high, const Shape& shape, const TensorOption
   });
 }
 
-Tensor from_blob(void* data, const Shape& shape, DType dtype, const Strides& strides,
-                 Device device, std::function<void(void*)> on_release) {
+Tensor from_blob(void* data, const Shape& shape, DType dtype, const Strides& strides, Device device,
+                 std::function<void(void*)> on_release) {
   check_shape(shape, "from_blob");
   EXADNN_CHECK(data != nullptr || shape.numel() == 0, "from_blob", "null data pointer for shape ",
                shape);
@@ -173,7 +179,7 @@ std::vector<T> to_vector(const Tensor& t) {
   return out;
 }
 
-#define EXADNN_INSTANTIATE(T)                                                             \
+#define EXADNN_INSTANTIATE(T)                                                                \
   template Tensor from_vector<T>(const std::vector<T>&, const Shape&, const TensorOptions&); \
   template std::vector<T> to_vector<T>(const Tensor&);
 EXADNN_INSTANTIATE(float)

@@ -56,6 +56,8 @@ Tensor cast_raw(const Tensor& t, DType dtype) {
   return out;
 }
 
-DType floating_dtype(DType t) { return is_floating(t) ? t : DType::f32; }
+DType floating_dtype(DType t) {
+  return is_floating(t) ? t : DType::f32;
+}
 
 }  // namespace exadnn::ops

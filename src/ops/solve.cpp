@@ -55,8 +55,10 @@ Tensor solve(const Tensor& a, const Tensor& b) {
                dtype_name(b.dtype()));
   EXADNN_CHECK(a.dtype() == DType::f32 || a.dtype() == DType::f64, "solve",
                "needs f32 or f64 operands, got ", dtype_name(a.dtype()));
-  EXADNN_CHECK(a.dim() >= 2 && b.dim() >= 1, "solve", "expects a matrix [..., n, n] and a "
-               "right-hand side [..., n, k] or [n], got shapes ", a.shape(), " and ", b.shape());
+  EXADNN_CHECK(a.dim() >= 2 && b.dim() >= 1, "solve",
+               "expects a matrix [..., n, n] and a "
+               "right-hand side [..., n, k] or [n], got shapes ",
+               a.shape(), " and ", b.shape());
   if (b.dim() == 1) return solve_nd(a, b.unsqueeze(1)).squeeze(-1);
   return solve_nd(a, b);
 }

@@ -23,7 +23,9 @@ Tensor input_of(const Tensor& x, bool floating_only) {
   return floating_only ? x.to(ops::floating_dtype(x.dtype())) : x;
 }
 
-Tensor mask_as(const Tensor& mask, const Tensor& like) { return mask.to(like.dtype()); }
+Tensor mask_as(const Tensor& mask, const Tensor& like) {
+  return mask.to(like.dtype());
+}
 
 }  // namespace
 
@@ -109,8 +111,8 @@ Tensor clamp(const Tensor& x, double lo, double hi) {
   EXADNN_CHECK(lo <= hi, "clamp", "lower bound ", lo, " exceeds upper bound ", hi);
   Tensor out = compute(OpId::clamp, x, false, {lo, hi});
   ops::record("clamp", {x}, out, [x, lo, hi](const Grads& g) {
-    const Tensor inside = mask_as(ge(x, scalar_like(lo, x)), g[0]) *
-                          mask_as(le(x, scalar_like(hi, x)), g[0]);
+    const Tensor inside =
+        mask_as(ge(x, scalar_like(lo, x)), g[0]) * mask_as(le(x, scalar_like(hi, x)), g[0]);
     return Grads{g[0] * inside};
   });
   return out;

@@ -33,8 +33,8 @@ Shape infer_shape(const Shape& requested, int64_t numel, const Shape& from, cons
                  " elements) into ", requested);
     shape[infer] = numel / known;
   }
-  EXADNN_CHECK(shape.numel() == numel, op, "cannot reshape ", from, " (", numel,
-               " elements) into ", requested, " (", shape.numel(), " elements)");
+  EXADNN_CHECK(shape.numel() == numel, op, "cannot reshape ", from, " (", numel, " elements) into ",
+               requested, " (", shape.numel(), " elements)");
   return shape;
 }
 
@@ -128,8 +128,8 @@ Tensor Tensor::reshape(const Shape& shape) const {
 }
 
 Tensor Tensor::permute(const std::vector<int64_t>& order) const {
-  EXADNN_CHECK(static_cast<int64_t>(order.size()) == dim(), "permute", "order has ",
-               order.size(), " axes for a tensor of shape ", shape());
+  EXADNN_CHECK(static_cast<int64_t>(order.size()) == dim(), "permute", "order has ", order.size(),
+               " axes for a tensor of shape ", shape());
   Shape s = shape();
   Strides st = strides();
   std::vector<int64_t> inverse(order.size(), -1);
@@ -179,9 +179,8 @@ Tensor Tensor::slice(int64_t d, int64_t start, int64_t end, int64_t step) const 
   s[d] = (end - start + step - 1) / step;
   st[d] = strides()[d] * step;
   Tensor out = view_of(*this, s, st, offset() + start * strides()[d]);
-  return record_subview(*this, out, "slice", [=](const Tensor& full) {
-    return full.slice(d, start, end, step);
-  });
+  return record_subview(*this, out, "slice",
+                        [=](const Tensor& full) { return full.slice(d, start, end, step); });
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -196,8 +195,8 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 Tensor Tensor::select(int64_t d, int64_t index) const {
   d = normalize_axis(d, dim(), "select");
   const int64_t n = shape()[d];
-  EXADNN_CHECK(index >= -n && index < n, "select", "index ", index,
-               " is out of range for dim ", d, " of size ", n, " in shape ", shape());
+  EXADNN_CHECK(index >= -n && index < n, "select", "index ", index, " is out of range for dim ", d,
+               " of size ", n, " in shape ", shape());
   if (index < 0) index += n;
   return narrow(d, index, 1).squeeze(d);
 }

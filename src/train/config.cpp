@@ -20,9 +20,9 @@
 
 namespace exadnn::train {
 
+using internal::describe_value;
 using internal::read_count;
 using internal::read_real;
-using internal::describe_value;
 using internal::report_duplicate_keys;
 using internal::ReportProblem;
 
@@ -338,10 +338,10 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
     };
     const YAML::Node mode = d.IsMap() ? d["mode"] : YAML::Node();
     if (!mode || !mode.IsScalar() || !strategies().contains(mode.Scalar()))
-      problems.add(mode ? mode : d,
-                   detail::cat("'distributed.mode' is ", mode ? describe_value(mode) : "missing",
-                               " (known: ", strategies().known(),
-                               "; the MPI ones run under mpirun)"));
+      problems.add(
+          mode ? mode : d,
+          detail::cat("'distributed.mode' is ", mode ? describe_value(mode) : "missing",
+                      " (known: ", strategies().known(), "; the MPI ones run under mpirun)"));
     else if (strategies().at(mode.Scalar()).family == StrategyKind::Family::mpi)
       internal::parse_mpi(d, c.mpi, report);
     else

@@ -18,10 +18,7 @@ class ThreadedStrategy : public Strategy {
                  "or a config with a model list");
     trainer_ = std::make_unique<async::AsyncTrainer>(
         model, recipe.make_model, recipe.make_optimizer, recipe.batch_loss,
-        async::AsyncOptions()
-            .mode(mode_)
-            .threads(spec_.threads)
-            .accumulate(spec_.accumulate));
+        async::AsyncOptions().mode(mode_).threads(spec_.threads).accumulate(spec_.accumulate));
   }
 
   EpochTotals train_epoch(data::DataLoader& loader, int64_t epoch, const BatchStep&) override {

@@ -121,7 +121,7 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
   manual_seed(c.seed);
   // distributed: {mode: ...}: this process is one rank of an MPI job, or runs worker threads.
   r.strategy = parts.strategy ? std::move(parts.strategy) : make_strategy(c);
-  r.root = r.strategy->is_root();              // prints, evaluates, writes files
+  r.root = r.strategy->is_root();             // prints, evaluates, writes files
   if (r.root) check_output_files(r.options);  // before hours of training, not after
   const bool own_data = parts.data.train != nullptr;
   r.data = own_data ? std::move(parts.data) : load_training_data(c.data);
@@ -169,10 +169,10 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
   const StateDict resumed_optimizer = r.options.resume ? r.resume() : StateDict();
   r.loader = std::make_unique<data::DataLoader>(
       r.data.train, r.strategy->shard(data::DataLoaderOptions()
-                                           .batch_size(c.data.batch_size)
-                                           .shuffle(c.data.shuffle)
-                                           .seed(c.seed)
-                                           .transform(r.data.transform)));
+                                          .batch_size(c.data.batch_size)
+                                          .shuffle(c.data.shuffle)
+                                          .seed(c.seed)
+                                          .transform(r.data.transform)));
   TrainingRecipe recipe;
   recipe.make_optimizer = [&r](std::vector<Tensor> p) { return r.make_optimizer(std::move(p)); };
   recipe.make_model = r.make_model;
@@ -300,16 +300,36 @@ void Trainer::on_checkpoint(std::function<void(const std::string&, int64_t)> hoo
   run_->checkpoint_hooks.push_back(std::move(hook));
 }
 
-const TrainConfig& Trainer::config() const { return run_->config; }
-nn::Module& Trainer::model() { return *run_->model; }
-const std::shared_ptr<nn::Module>& Trainer::model_ptr() const { return run_->model; }
-const TrainingData& Trainer::data() const { return run_->data; }
-optim::Optimizer& Trainer::optimizer() { return *run_->optimizer; }
-optim::LRScheduler* Trainer::scheduler() { return run_->scheduler.get(); }
-Strategy& Trainer::strategy() { return *run_->strategy; }
-bool Trainer::is_root() const { return run_->root; }
-int64_t Trainer::resumed_epoch() const { return run_->resumed_epoch; }
-const std::vector<EpochRecord>& Trainer::history() const { return run_->history; }
+const TrainConfig& Trainer::config() const {
+  return run_->config;
+}
+nn::Module& Trainer::model() {
+  return *run_->model;
+}
+const std::shared_ptr<nn::Module>& Trainer::model_ptr() const {
+  return run_->model;
+}
+const TrainingData& Trainer::data() const {
+  return run_->data;
+}
+optim::Optimizer& Trainer::optimizer() {
+  return *run_->optimizer;
+}
+optim::LRScheduler* Trainer::scheduler() {
+  return run_->scheduler.get();
+}
+Strategy& Trainer::strategy() {
+  return *run_->strategy;
+}
+bool Trainer::is_root() const {
+  return run_->root;
+}
+int64_t Trainer::resumed_epoch() const {
+  return run_->resumed_epoch;
+}
+const std::vector<EpochRecord>& Trainer::history() const {
+  return run_->history;
+}
 
 CheckpointScore evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size) {
   const io::Checkpoint ckpt = io::load_checkpoint(checkpoint_path);

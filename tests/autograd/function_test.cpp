@@ -10,7 +10,8 @@ namespace {
 
 // y = x^3 with a hand-written gradient 3x^2.
 struct Cube : autograd::Function {
-  std::vector<Tensor> forward(autograd::FunctionContext& ctx, const std::vector<Tensor>& in) override {
+  std::vector<Tensor> forward(autograd::FunctionContext& ctx,
+                              const std::vector<Tensor>& in) override {
     ctx.save_for_backward({in[0]});
     return {in[0] * in[0] * in[0]};
   }
@@ -26,7 +27,8 @@ struct Cube : autograd::Function {
 struct SumAndProduct : autograd::Function {
   explicit SumAndProduct(double scale) : scale(scale) {}
   double scale;
-  std::vector<Tensor> forward(autograd::FunctionContext& ctx, const std::vector<Tensor>& in) override {
+  std::vector<Tensor> forward(autograd::FunctionContext& ctx,
+                              const std::vector<Tensor>& in) override {
     ctx.save_for_backward({in[0], in[1]});
     return {(in[0] + in[1]) * scale, in[0] * in[1]};
   }
@@ -64,9 +66,8 @@ struct WrongShape : autograd::Function {
 
 TEST(Function, CubeMatchesItsGradient) {
   Tensor x = exadnn::testing::random_leaf({3, 4});
-  EXPECT_TRUE(exadnn::testing::gradcheck([](const std::vector<Tensor>& in) {
-    return autograd::apply<Cube>(in)[0];
-  }, {x}));
+  EXPECT_TRUE(exadnn::testing::gradcheck(
+      [](const std::vector<Tensor>& in) { return autograd::apply<Cube>(in)[0]; }, {x}));
 }
 
 TEST(Function, RecordsANodeNamedAfterTheFunction) {
@@ -80,11 +81,13 @@ TEST(Function, RecordsANodeNamedAfterTheFunction) {
 TEST(Function, ForwardRunsWithoutRecording) {
   struct Probe : autograd::Function {
     bool recording = true;
-    std::vector<Tensor> forward(autograd::FunctionContext&, const std::vector<Tensor>& in) override {
+    std::vector<Tensor> forward(autograd::FunctionContext&,
+                                const std::vector<Tensor>& in) override {
       recording = GradMode::is_enabled();
       return {in[0] * 1.0};
     }
-    std::vector<Tensor> backward(autograd::FunctionContext&, const std::vector<Tensor>& g) override {
+    std::vector<Tensor> backward(autograd::FunctionContext&,
+                                 const std::vector<Tensor>& g) override {
       return g;
     }
   };
@@ -95,10 +98,12 @@ TEST(Function, ForwardRunsWithoutRecording) {
 
 TEST(Function, TwoOutputsBothContribute) {
   Tensor a = exadnn::testing::random_leaf({3}, 1), b = exadnn::testing::random_leaf({3}, 2);
-  EXPECT_TRUE(exadnn::testing::gradcheck([](const std::vector<Tensor>& in) {
-    auto out = autograd::apply<SumAndProduct>(in, 2.5);
-    return out[0] * out[1];
-  }, {a, b}));
+  EXPECT_TRUE(exadnn::testing::gradcheck(
+      [](const std::vector<Tensor>& in) {
+        auto out = autograd::apply<SumAndProduct>(in, 2.5);
+        return out[0] * out[1];
+      },
+      {a, b}));
 }
 
 TEST(Function, UnusedOutputGetsZeroGradient) {

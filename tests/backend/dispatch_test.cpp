@@ -116,7 +116,8 @@ TEST(Dispatch, RegisteringANewKernelIsUsedByTheOp) {
   EXPECT_EXADNN_ERROR(add(a, b), "no kernel for op 'add' on device kind 'cpu' with dtype 'bool'");
 
   register_kernel<BinaryKernel>(OpId::add, DeviceKind::cpu, DType::boolean, &bool_add);
-  EXPECT_EQ(r.find(OpId::add, DeviceKind::cpu, DType::boolean), reinterpret_cast<AnyKernel>(&bool_add));
+  EXPECT_EQ(r.find(OpId::add, DeviceKind::cpu, DType::boolean),
+            reinterpret_cast<AnyKernel>(&bool_add));
   EXPECT_EQ(lookup<BinaryKernel>(OpId::add, DeviceKind::cpu, DType::boolean), &bool_add);
   EXPECT_FALSE(has(r.missing(DeviceKind::cpu), "add/bool"));
   g_calls = 0;
@@ -150,5 +151,6 @@ TEST(Dispatch, ReplacingAKernelRedirectsTheOp) {
   r.add(OpId::neg, DeviceKind::cpu, DType::f64, original);  // restore before asserting
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(got, (std::vector<double>{42, 42}));
-  EXPECT_EQ(values(neg(from_vector<double>({1, 2}, {}, DType::f64))), (std::vector<double>{-1, -2}));
+  EXPECT_EQ(values(neg(from_vector<double>({1, 2}, {}, DType::f64))),
+            (std::vector<double>{-1, -2}));
 }

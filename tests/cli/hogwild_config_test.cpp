@@ -33,9 +33,9 @@ TEST(HogwildConfig, ParsesTheSharedMemoryModes) {
 TEST(HogwildConfig, ReportsEveryProblemWithItsLine) {
   EXPECT_EXADNN_ERROR(
       train::parse_config(std::string(kModel) +
-                            "distributed:\n  mode: threads_sync\n  threads: 0\n  accumulate: 2\n"
-                            "  rate: 3\n",
-                        "c.yaml"),
+                              "distributed:\n  mode: threads_sync\n  threads: 0\n  accumulate: 2\n"
+                              "  rate: 3\n",
+                          "c.yaml"),
       "3 problems", "c.yaml:7: unknown key 'rate' in distributed",
       "c.yaml:5: 'distributed.threads' must be a whole number from 1 to 1024, got '0'",
       "c.yaml:6: 'distributed.accumulate' applies to hogwild and threads_locked");

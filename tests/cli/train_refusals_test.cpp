@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "exadnn/train/config.h"
 #include "exadnn/io/checkpoint.h"
+#include "exadnn/train/config.h"
 #include "exadnn/train/memory_budget.h"
 #include "exadnn/train/resume_point.h"
 #include "testing.h"

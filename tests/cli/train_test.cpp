@@ -5,9 +5,9 @@
 #include <functional>
 #include <utility>
 
-#include "exadnn/train/config.h"
 #include "exadnn/data/idx.h"
 #include "exadnn/io/checkpoint.h"
+#include "exadnn/train/config.h"
 #include "testing.h"
 #include "tiny_idx.h"
 #include "train_command.h"

@@ -1,4 +1,5 @@
-// Tests Dims/Shape: construction, editing, numel, str, contiguous_strides, normalize_axis, rank limit.
+// Tests Dims/Shape: construction, editing, numel, str, contiguous_strides, normalize_axis, rank
+// limit.
 #include <sstream>
 #include <vector>
 
@@ -93,8 +94,9 @@ TEST(Dims, NormalizeAxis) {
   EXPECT_EQ(normalize_axis(2, 3, "op"), 2);
   EXPECT_EQ(normalize_axis(-1, 3, "op"), 2);
   EXPECT_EQ(normalize_axis(-3, 3, "op"), 0);
-  EXPECT_EXADNN_ERROR(normalize_axis(0, 0, "op"), "op", "out of range");  // a 0-d tensor has no axes
-  check_scalar_axis(0, "sum");  // ... but scalar-friendly ops accept 0 and -1
+  EXPECT_EXADNN_ERROR(normalize_axis(0, 0, "op"), "op",
+                      "out of range");  // a 0-d tensor has no axes
+  check_scalar_axis(0, "sum");          // ... but scalar-friendly ops accept 0 and -1
   check_scalar_axis(-1, "sum");
   EXPECT_EXADNN_ERROR(check_scalar_axis(1, "sum"), "sum", "out of range");
   EXPECT_EXADNN_ERROR(normalize_axis(3, 3, "myop"), "myop", "out of range", "3");

@@ -1,4 +1,5 @@
-// Tests f16/bf16 <-> f32 conversion: exhaustive round trips, ties to even, overflow, NaN, subnormals.
+// Tests f16/bf16 <-> f32 conversion: exhaustive round trips, ties to even, overflow, NaN,
+// subnormals.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -12,10 +13,18 @@ using namespace exadnn;
 
 namespace {
 
-bool is_half_nan(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0; }
-bool is_bf16_nan(uint16_t b) { return (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0; }
-float from_bits(uint32_t b) { return std::bit_cast<float>(b); }
-uint32_t bits_of(float f) { return std::bit_cast<uint32_t>(f); }
+bool is_half_nan(uint16_t h) {
+  return (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0;
+}
+bool is_bf16_nan(uint16_t b) {
+  return (b & 0x7f80u) == 0x7f80u && (b & 0x7fu) != 0;
+}
+float from_bits(uint32_t b) {
+  return std::bit_cast<float>(b);
+}
+uint32_t bits_of(float f) {
+  return std::bit_cast<uint32_t>(f);
+}
 
 // Slow reference: the representable 16-bit value nearest to f (ties to the even pattern), found
 // by bisection over the sorted non-negative patterns evaluated in double. `values[top]` is the
@@ -37,8 +46,8 @@ class Reference16 {
     const double a = std::fabs(static_cast<double>(f));
     if (a >= values_.back()) return static_cast<uint16_t>(sign | inf_bits_);
     // Largest index with values_[i] <= a.
-    const size_t i = static_cast<size_t>(
-        std::upper_bound(values_.begin(), values_.end(), a) - values_.begin() - 1);
+    const size_t i = static_cast<size_t>(std::upper_bound(values_.begin(), values_.end(), a) -
+                                         values_.begin() - 1);
     const double below = a - values_[i], above = values_[i + 1] - a;
     size_t pick = i;
     if (above < below || (above == below && (i & 1u))) pick = i + 1;
@@ -54,8 +63,9 @@ class Reference16 {
 };
 
 const Reference16& half_reference() {
-  static const Reference16 ref([](uint32_t b) { return half_bits_to_float(static_cast<uint16_t>(b)); },
-                               0x7c00u, 65536.0, is_half_nan);
+  static const Reference16 ref(
+      [](uint32_t b) { return half_bits_to_float(static_cast<uint16_t>(b)); }, 0x7c00u, 65536.0,
+      is_half_nan);
   return ref;
 }
 
@@ -116,7 +126,8 @@ TEST(Half, EveryHalfPatternRoundTripsThroughFloat) {
     const uint16_t h = static_cast<uint16_t>(b);
     const float f = half_bits_to_float(h);
     const uint16_t back = float_to_half_bits(f);
-    if (back != h && bad++ < 5) ADD_FAILURE() << std::hex << "0x" << h << " came back as 0x" << back;
+    if (back != h && bad++ < 5)
+      ADD_FAILURE() << std::hex << "0x" << h << " came back as 0x" << back;
     EXPECT_EQ(Half(Half::from_bits(h)).bits, h);
     EXPECT_EQ(std::isnan(f), is_half_nan(h));
   }
@@ -129,7 +140,8 @@ TEST(Half, EveryBFloat16PatternRoundTripsThroughFloat) {
     const uint16_t h = static_cast<uint16_t>(b);
     const float f = bfloat16_bits_to_float(h);
     const uint16_t back = float_to_bfloat16_bits(f);
-    if (back != h && bad++ < 5) ADD_FAILURE() << std::hex << "0x" << h << " came back as 0x" << back;
+    if (back != h && bad++ < 5)
+      ADD_FAILURE() << std::hex << "0x" << h << " came back as 0x" << back;
     EXPECT_EQ(BFloat16(static_cast<float>(BFloat16::from_bits(h))).bits, h);
     EXPECT_EQ(std::isnan(f), is_bf16_nan(h));
   }
@@ -179,8 +191,8 @@ TEST(Half, BFloat16TiesRoundToEven) {
 }
 
 TEST(Half, OverflowGivesInfinity) {
-  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00u);   // midpoint to 2^16: ties away to inf
-  EXPECT_EQ(float_to_half_bits(65519.0f), 0x7bffu);   // rounds down to 65504
+  EXPECT_EQ(float_to_half_bits(65520.0f), 0x7c00u);  // midpoint to 2^16: ties away to inf
+  EXPECT_EQ(float_to_half_bits(65519.0f), 0x7bffu);  // rounds down to 65504
   EXPECT_EQ(half_bits_to_float(float_to_half_bits(65519.0f)), 65504.0f);
   EXPECT_EQ(float_to_half_bits(-65520.0f), 0xfc00u);
   EXPECT_EQ(float_to_half_bits(1e10f), 0x7c00u);
@@ -201,7 +213,7 @@ TEST(Half, NaNStaysNaN) {
   EXPECT_TRUE(is_half_nan(float_to_half_bits(low_payload)));
   EXPECT_TRUE(is_bf16_nan(float_to_bfloat16_bits(low_payload)));
   EXPECT_TRUE(is_half_nan(float_to_half_bits(neg_low_payload)));
-  EXPECT_EQ(float_to_half_bits(neg_low_payload) & 0x8000u, 0x8000u);  // sign kept
+  EXPECT_EQ(float_to_half_bits(neg_low_payload) & 0x8000u, 0x8000u);         // sign kept
   EXPECT_TRUE(is_bf16_nan(float_to_bfloat16_bits(from_bits(0x7fffffffu))));  // no carry to inf
   EXPECT_TRUE(std::isnan(static_cast<float>(Half(qnan))));
   EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(qnan))));
@@ -213,11 +225,11 @@ TEST(Half, SubnormalHalves) {
   EXPECT_EQ(half_bits_to_float(0x0001u), tiny);
   EXPECT_EQ(half_bits_to_float(0x03ffu), std::ldexp(1023.0f, -24));  // largest subnormal
   EXPECT_EQ(half_bits_to_float(0x0400u), std::ldexp(1.0f, -14));     // smallest normal
-  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000u);      // tie -> even (0)
+  EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -25)), 0x0000u);     // tie -> even (0)
   EXPECT_EQ(float_to_half_bits(-std::ldexp(1.0f, -25)), 0x8000u);
-  EXPECT_EQ(float_to_half_bits(std::ldexp(3.0f, -26)), 0x0001u);      // 0.75 ulp -> 1 ulp
-  EXPECT_EQ(float_to_half_bits(std::ldexp(3.0f, -25)), 0x0002u);      // 1.5 ulp ties to 2
-  EXPECT_EQ(float_to_half_bits(std::ldexp(5.0f, -25)), 0x0002u);      // 2.5 ulp ties to 2
+  EXPECT_EQ(float_to_half_bits(std::ldexp(3.0f, -26)), 0x0001u);  // 0.75 ulp -> 1 ulp
+  EXPECT_EQ(float_to_half_bits(std::ldexp(3.0f, -25)), 0x0002u);  // 1.5 ulp ties to 2
+  EXPECT_EQ(float_to_half_bits(std::ldexp(5.0f, -25)), 0x0002u);  // 2.5 ulp ties to 2
   EXPECT_EQ(float_to_half_bits(std::nextafter(std::ldexp(1.0f, -25), 1.0f)), 0x0001u);
   EXPECT_EQ(float_to_half_bits(std::ldexp(1.0f, -26)), 0x0000u);
   EXPECT_EQ(float_to_half_bits(std::numeric_limits<float>::denorm_min()), 0x0000u);
@@ -229,13 +241,14 @@ TEST(Half, SubnormalHalves) {
 }
 
 TEST(Half, FloatToHalfMatchesSlowReference) {
-  const int64_t bad = sweep(half_reference(), [](float f) { return float_to_half_bits(f); },
-                            "float_to_half_bits", 13);
+  const int64_t bad = sweep(
+      half_reference(), [](float f) { return float_to_half_bits(f); }, "float_to_half_bits", 13);
   EXPECT_EQ(bad, 0);
 }
 
 TEST(Half, FloatToBFloat16MatchesSlowReference) {
-  const int64_t bad = sweep(bf16_reference(), [](float f) { return float_to_bfloat16_bits(f); },
-                            "float_to_bfloat16_bits", 16);
+  const int64_t bad = sweep(
+      bf16_reference(), [](float f) { return float_to_bfloat16_bits(f); }, "float_to_bfloat16_bits",
+      16);
   EXPECT_EQ(bad, 0);
 }

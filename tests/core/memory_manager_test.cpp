@@ -13,8 +13,12 @@ using namespace exadnn;
 
 namespace {
 
-MemoryManager& mm() { return MemoryManager::instance(); }
-MemoryStats host_stats() { return mm().stats(MemoryKind::host); }
+MemoryManager& mm() {
+  return MemoryManager::instance();
+}
+MemoryStats host_stats() {
+  return mm().stats(MemoryKind::host);
+}
 
 // A byte count no other test in the process is likely to use, so its size class is ours.
 constexpr int64_t kOddElements = 12345;  // f32: 49380 bytes -> 49408-byte class
@@ -41,7 +45,8 @@ TEST(MemoryManager, StatisticsReturnToBaseline) {
     EXPECT_GE(s.peak_bytes, s.bytes_in_use);
     Tensor b = empty({3, 5}, DType::f64);
     EXPECT_EQ(host_stats().live_blocks, base.live_blocks + 2);
-    EXPECT_EQ(host_stats().bytes_in_use, base.bytes_in_use + rounded + MemoryManager::round_size(120));
+    EXPECT_EQ(host_stats().bytes_in_use,
+              base.bytes_in_use + rounded + MemoryManager::round_size(120));
   }
   const MemoryStats after = host_stats();
   EXPECT_EQ(after.bytes_in_use, base.bytes_in_use);
@@ -114,12 +119,11 @@ TEST(MemoryManager, RawAllocateAndDeallocate) {
 TEST(MemoryManager, ViewsShareStorage) {
   Tensor base = arange(24).reshape({2, 3, 4});
   const MemoryStats before = host_stats();
-  const Tensor views[] = {base.reshape({6, 4}),       base.view({4, 6}),
-                          base.permute({2, 0, 1}),    base.narrow(1, 1, 2),
-                          base.transpose(0, 2),       base.unsqueeze(1).expand({2, 5, 3, 4}),
-                          base.select(0, 1),          base.slice(2, 0, 4, 2),
-                          base.flatten(),             base.squeeze(),
-                          base.detach(),              base.contiguous()};
+  const Tensor views[] = {
+      base.reshape({6, 4}), base.view({4, 6}),      base.permute({2, 0, 1}),
+      base.narrow(1, 1, 2), base.transpose(0, 2),   base.unsqueeze(1).expand({2, 5, 3, 4}),
+      base.select(0, 1),    base.slice(2, 0, 4, 2), base.flatten(),
+      base.squeeze(),       base.detach(),          base.contiguous()};
   const MemoryStats after = host_stats();
   EXPECT_EQ(after.allocation_count, before.allocation_count);
   EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
@@ -199,9 +203,9 @@ TEST(MemoryManager, MoreThanPhysicalMemoryFails) {
 }
 
 TEST(MemoryManager, RequestNearSizeMaxFails) {
-  // Regression: round_size overflows for requests within 2^60 of SIZE_MAX ((nbytes + step - 1) wraps),
-  // so allocate() sees a tiny "rounded" size, passes the capacity check and hands out a block
-  // for a request of ~16 EiB (src/core/memory_manager.cpp, MemoryManager::round_size).
+  // Regression: round_size overflows for requests within 2^60 of SIZE_MAX ((nbytes + step - 1)
+  // wraps), so allocate() sees a tiny "rounded" size, passes the capacity check and hands out a
+  // block for a request of ~16 EiB (src/core/memory_manager.cpp, MemoryManager::round_size).
   const size_t huge = std::numeric_limits<size_t>::max() - 1000;
   EXPECT_GE(MemoryManager::round_size(huge), huge);
   const MemoryStats before = host_stats();
@@ -229,8 +233,10 @@ TEST(MemoryManager, RoundSizeProperties) {
     ASSERT_GE(r, n);
     ASSERT_EQ(r % 64, 0u) << n;
     ASSERT_EQ(MemoryManager::round_size(r), r) << n;  // a size class maps to itself
-    if (n > (size_t{64} << 10)) ASSERT_LE(r - n, n / 8) << n;  // at most 12.5% slack
-    else ASSERT_EQ(r, std::max<size_t>(64, (n + 63) / 64 * 64)) << n;
+    if (n > (size_t{64} << 10))
+      ASSERT_LE(r - n, n / 8) << n;  // at most 12.5% slack
+    else
+      ASSERT_EQ(r, std::max<size_t>(64, (n + 63) / 64 * 64)) << n;
   }
   for (size_t n = 0; n < 2'000'000; n += 997) {  // monotone
     const size_t r = MemoryManager::round_size(n);

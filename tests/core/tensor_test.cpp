@@ -72,8 +72,8 @@ TEST(TensorFactories, Arange) {
   EXPECT_EQ(values(arange(0.0, 1.0, 0.25)), (std::vector<double>{0, 0.25, 0.5, 0.75}));
   EXPECT_EQ(values(arange(5.0, 0.0, -1.5)), (std::vector<double>{5, 3.5, 2, 0.5}));
   EXPECT_EQ(values(arange(0.0, -3.0, -1.0)), (std::vector<double>{0, -1, -2}));
-  EXPECT_TRUE(all_close(arange(0.0, 0.3, 0.1, DType::f64), {0.0, 0.1, 0.2},
-                        tolerance_for(DType::f64)));
+  EXPECT_TRUE(
+      all_close(arange(0.0, 0.3, 0.1, DType::f64), {0.0, 0.1, 0.2}, tolerance_for(DType::f64)));
   EXPECT_EQ(arange(3.0, 3.0).numel(), 0);
   EXPECT_EQ(arange(3.0, 1.0).numel(), 0);  // wrong direction: empty
   EXPECT_EQ(arange(1.0, 3.0, -1.0).numel(), 0);
@@ -96,13 +96,13 @@ TEST(TensorFactories, FromVectorToVector) {
   EXPECT_EQ(from_vector<float>({1, 2, 3}, {}, TensorOptions().requires_grad()).requires_grad(),
             true);
   EXPECT_EQ(from_vector<double>({}).numel(), 0);
-  EXPECT_EXADNN_ERROR(from_vector<float>({1, 2, 3}, {2, 2}), "from_vector", "3 values",
-                      "[2, 2]");
+  EXPECT_EXADNN_ERROR(from_vector<float>({1, 2, 3}, {2, 2}), "from_vector", "3 values", "[2, 2]");
 }
 
 TEST(TensorFactories, FromVectorKeepsTheElementType) {
   // Regression: from_vector<T> once converted to TensorOptions' default dtype (f32), so
-  // from_vector<int64_t>({16777217}) silently became 16777216.0f. Without options, T's dtype is kept.
+  // from_vector<int64_t>({16777217}) silently became 16777216.0f. Without options, T's dtype is
+  // kept.
   EXPECT_EQ(from_vector<int32_t>({1, 2}).dtype(), DType::i32);
   EXPECT_EQ(from_vector<int64_t>({1, 2}).dtype(), DType::i64);
   EXPECT_EQ(from_vector<double>({1, 2}).dtype(), DType::f64);
@@ -117,8 +117,8 @@ TEST(TensorRandom, RandIsUniformInUnitInterval) {
     Generator gen(11);
     const std::vector<double> v = values(rand({100000}, t, &gen));
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    // Regression (f16/bf16): rand draws a double in [0, 1) and then rounds it to the target dtype, so
-    // draws within half an ulp of 1 become exactly 1.0 (about 1 in 4096 for f16, 1 in 512 for
+    // Regression (f16/bf16): rand draws a double in [0, 1) and then rounds it to the target dtype,
+    // so draws within half an ulp of 1 become exactly 1.0 (about 1 in 4096 for f16, 1 in 512 for
     // bf16); src/ops/factories.cpp, rand()/host_draw.
     EXPECT_LT(*hi, 1.0) << dtype_name(t);
     EXPECT_GE(*lo, 0.0) << dtype_name(t);
@@ -148,7 +148,8 @@ TEST(TensorRandom, RandnMoments) {
   const double sd = std::sqrt(var / static_cast<double>(v.size()));
   EXPECT_NEAR(m, 0.0, 0.02);
   EXPECT_NEAR(sd, 1.0, 0.02);
-  const int64_t within_one = std::count_if(v.begin(), v.end(), [](double x) { return std::fabs(x) < 1; });
+  const int64_t within_one =
+      std::count_if(v.begin(), v.end(), [](double x) { return std::fabs(x) < 1; });
   EXPECT_NEAR(static_cast<double>(within_one) / 100000.0, 0.6827, 0.01);
   EXPECT_EQ(randn({7}, DType::f32, &gen).numel(), 7);  // odd counts work
 }
@@ -166,8 +167,8 @@ TEST(TensorRandom, RandintRange) {
 }
 
 TEST(TensorRandom, RandintWideRangeKeepsLowBits) {
-  // Regression: randint goes through double (host_draw), so i64 draws beyond 2^53 lose their low bits:
-  // every value in this range comes out even (and one can round up to `high`);
+  // Regression: randint goes through double (host_draw), so i64 draws beyond 2^53 lose their low
+  // bits: every value in this range comes out even (and one can round up to `high`);
   // src/ops/factories.cpp, randint()/host_draw.
   Generator gen(21);
   const std::vector<int64_t> v =
@@ -224,8 +225,10 @@ TEST(TensorConversion, ToEveryDtype) {
   }
   const Tensor same = src.to(DType::f64);
   EXPECT_TRUE(same.shares_storage_with(src));  // no-op conversion
-  EXPECT_EQ(values(from_vector<double>({2.75, -2.75}).to(DType::i32)), (std::vector<double>{2, -2}));
-  EXPECT_EQ(values(from_vector<double>({0.1}, {}, DType::f64).to(DType::bf16)), (std::vector<double>{0.10009765625}));
+  EXPECT_EQ(values(from_vector<double>({2.75, -2.75}).to(DType::i32)),
+            (std::vector<double>{2, -2}));
+  EXPECT_EQ(values(from_vector<double>({0.1}, {}, DType::f64).to(DType::bf16)),
+            (std::vector<double>{0.10009765625}));
 }
 
 TEST(TensorConversion, FloatToIntSaturatesAndNaNGivesZero) {
@@ -233,11 +236,14 @@ TEST(TensorConversion, FloatToIntSaturatesAndNaNGivesZero) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const Tensor src =
       from_vector<double>({-1e10, 1e10, 300, -5, nan, inf, -inf, 2.7}, {}, DType::f64);
-  const int32_t i32min = std::numeric_limits<int32_t>::min(), i32max = std::numeric_limits<int32_t>::max();
+  const int32_t i32min = std::numeric_limits<int32_t>::min(),
+                i32max = std::numeric_limits<int32_t>::max();
   EXPECT_EQ(to_vector<int32_t>(src.to(DType::i32)),
             (std::vector<int32_t>{i32min, i32max, 300, -5, 0, i32max, i32min, 2}));
-  const int64_t i64min = std::numeric_limits<int64_t>::min(), i64max = std::numeric_limits<int64_t>::max();
-  EXPECT_EQ(to_vector<int64_t>(from_vector<double>({1e30, -1e30, nan, 9e18}, {}, DType::f64).to(DType::i64)),
+  const int64_t i64min = std::numeric_limits<int64_t>::min(),
+                i64max = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(to_vector<int64_t>(
+                from_vector<double>({1e30, -1e30, nan, 9e18}, {}, DType::f64).to(DType::i64)),
             (std::vector<int64_t>{i64max, i64min, 0, 9'000'000'000'000'000'000}));
   EXPECT_EQ(to_vector<uint8_t>(src.to(DType::u8)),
             (std::vector<uint8_t>{0, 255, 255, 0, 0, 255, 0, 2}));
@@ -304,8 +310,7 @@ TEST(TensorPrinting, SummarisesLargeTensors) {
 }
 
 TEST(TensorErrors, Misuse) {
-  EXPECT_EXADNN_ERROR(zeros({2}, DType::i32).requires_grad_(), "requires_grad_", "floating",
-                      "i32");
+  EXPECT_EXADNN_ERROR(zeros({2}, DType::i32).requires_grad_(), "requires_grad_", "floating", "i32");
   EXPECT_EXADNN_ERROR(zeros({2}, DType::boolean).requires_grad_(true), "floating", "bool");
   EXPECT_EXADNN_ERROR(zeros({2}).data<double>(), "Tensor::data", "requested f64 pointer",
                       "f32 tensor");

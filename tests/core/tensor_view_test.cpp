@@ -1,5 +1,5 @@
-// Tests Tensor views (reshape, view, permute, narrow, select, slice, squeeze, expand, ...), strides,
-// contiguity, contiguous() and clone().
+// Tests Tensor views (reshape, view, permute, narrow, select, slice, squeeze, expand, ...),
+// strides, contiguity, contiguous() and clone().
 #include <cstdlib>
 #include <vector>
 
@@ -11,7 +11,9 @@ using exadnn::testing::values;
 namespace {
 using V = std::vector<double>;
 // 0, 1, ..., n-1 (f32) in `shape`.
-Tensor iota(const Shape& shape) { return arange(shape.numel()).reshape(shape); }
+Tensor iota(const Shape& shape) {
+  return arange(shape.numel()).reshape(shape);
+}
 }  // namespace
 
 TEST(TensorViews, StridesAndContiguity) {

@@ -86,10 +86,9 @@ TEST(Activations, MatchTheirFormulas) {
 
 TEST(Activations, GradientsMatchFiniteDifferences) {
   const Tensor x = exadnn::testing::random_leaf({3, 4});
-  for (std::shared_ptr<nn::Module> m :
-       std::vector<std::shared_ptr<nn::Module>>{std::make_shared<nn::LeakyReLU>(0.2),
-                                                std::make_shared<nn::GELU>(),
-                                                std::make_shared<nn::Softmax>(1)})
+  for (std::shared_ptr<nn::Module> m : std::vector<std::shared_ptr<nn::Module>>{
+           std::make_shared<nn::LeakyReLU>(0.2), std::make_shared<nn::GELU>(),
+           std::make_shared<nn::Softmax>(1)})
     EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>& in) { return m->forward(in[0]); }, {x}))
         << m->name();
 }
@@ -117,8 +116,10 @@ TEST(Dropout, ScalesKeptUnitsAndIsIdentityInEval) {
   const std::vector<double> y = values(drop.forward(x));
   int64_t zeros_seen = 0;
   for (double v : y) {
-    if (v == 0.0) ++zeros_seen;
-    else EXPECT_NEAR(v, 1.0 / 0.75, 1e-6);
+    if (v == 0.0)
+      ++zeros_seen;
+    else
+      EXPECT_NEAR(v, 1.0 / 0.75, 1e-6);
   }
   EXPECT_NEAR(static_cast<double>(zeros_seen) / 100000.0, 0.25, 0.01);
   drop.eval();
@@ -132,9 +133,9 @@ TEST(LayerNorm, NormalisesTheLastDims) {
   const Tensor x = from_vector<double>({1, 2, 3, 4, 10, 10, 10, 14}, {2, 4});
   const Tensor y = norm.forward(x);
   const double sd1 = std::sqrt(1.25 + 1e-5), sd2 = std::sqrt(3.0 + 1e-5);
-  EXPECT_TRUE(all_close(y, {-1.5 / sd1, -0.5 / sd1, 0.5 / sd1, 1.5 / sd1, -1 / sd2, -1 / sd2,
-                            -1 / sd2, 3 / sd2},
-                        exadnn::testing::tolerance_for(DType::f64)));
+  EXPECT_TRUE(all_close(
+      y, {-1.5 / sd1, -0.5 / sd1, 0.5 / sd1, 1.5 / sd1, -1 / sd2, -1 / sd2, -1 / sd2, 3 / sd2},
+      exadnn::testing::tolerance_for(DType::f64)));
   const Tensor xl = exadnn::testing::random_leaf({3, 4});
   EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>& in) { return norm.forward(in[0]); }, {xl}));
   EXPECT_EXADNN_ERROR(norm.forward(zeros({2, 5}, DType::f64)), "LayerNorm", "[2, 5]", "[4]");

@@ -18,13 +18,14 @@ TEST(Loss, CrossEntropyMatchesLogSoftmax) {
   const double lse1 = std::log(std::exp(-1.0) + std::exp(0.0) + std::exp(3.0));
   const double l0 = lse0 - 2.0, l1 = lse1 - 3.0;
   EXPECT_TRUE(all_close(nn::cross_entropy(logits, target), {(l0 + l1) / 2}, kTol));
-  EXPECT_TRUE(all_close(nn::cross_entropy(logits, target, 0.0, nn::Reduction::none), {l0, l1}, kTol));
+  EXPECT_TRUE(
+      all_close(nn::cross_entropy(logits, target, 0.0, nn::Reduction::none), {l0, l1}, kTol));
   // label smoothing 0.1: 0.9·nll + 0.1·mean over classes of -log p
   const double u0 = lse0 - (1.0 + 2.0 + 0.5) / 3, u1 = lse1 - (-1.0 + 0.0 + 3.0) / 3;
   EXPECT_TRUE(all_close(nn::cross_entropy(logits, target, 0.1, nn::Reduction::sum),
                         {0.9 * (l0 + l1) + 0.1 * (u0 + u1)}, kTol));
-  EXPECT_TRUE(all_close(nn::nll_loss(logits - logsumexp(logits, {1}, true), target), {(l0 + l1) / 2},
-                        kTol));
+  EXPECT_TRUE(all_close(nn::nll_loss(logits - logsumexp(logits, {1}, true), target),
+                        {(l0 + l1) / 2}, kTol));
 }
 
 TEST(Loss, RegressionLossesMatchFormulas) {
@@ -43,16 +44,17 @@ TEST(Loss, RegressionLossesMatchFormulas) {
   }
   EXPECT_TRUE(all_close(nn::bce_with_logits(x, t, nn::Reduction::none), bce, {1e-12, 1e-12}));
   // stable for large logits
-  EXPECT_TRUE(all_close(nn::bce_with_logits(from_vector<double>({800.0}), from_vector<double>({0.0})),
-                        {800.0}, kTol));
+  EXPECT_TRUE(
+      all_close(nn::bce_with_logits(from_vector<double>({800.0}), from_vector<double>({0.0})),
+                {800.0}, kTol));
 }
 
 TEST(Loss, GradientsMatchFiniteDifferences) {
   const Tensor logits = exadnn::testing::random_leaf({4, 5}, 1);
   const Tensor target = from_vector<int64_t>({0, 4, 2, 2});
-  EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>& in) {
-    return nn::cross_entropy(in[0], target, 0.2);
-  }, {logits}));
+  EXPECT_TRUE(gradcheck(
+      [&](const std::vector<Tensor>& in) { return nn::cross_entropy(in[0], target, 0.2); },
+      {logits}));
   const Tensor x = exadnn::testing::random_leaf({6}, 2), y = randn({6}, DType::f64);
   const Tensor bits = from_vector<double>({1, 0, 1, 1, 0, 0});
   for (auto loss : std::vector<std::function<Tensor(const Tensor&)>>{

@@ -63,7 +63,8 @@ TEST(Module, ToDtypeKeepsLeavesAndValues) {
     EXPECT_TRUE(p.is_leaf() && p.requires_grad());
   }
   const Tensor y = net->forward(x.to(DType::f64));
-  EXPECT_TRUE(exadnn::testing::all_close(y.to(DType::f32), before, exadnn::testing::tolerance_for(DType::f32)));
+  EXPECT_TRUE(exadnn::testing::all_close(y.to(DType::f32), before,
+                                         exadnn::testing::tolerance_for(DType::f32)));
 }
 
 TEST(Module, TrainEvalReachesChildren) {

@@ -8,7 +8,9 @@ using exadnn::optest::make;
 
 namespace {
 
-Tensor f32(const Shape& s) { return zeros(s, DType::f32); }
+Tensor f32(const Shape& s) {
+  return zeros(s, DType::f32);
+}
 
 TEST(OpErrors, AddShapesDoNotBroadcast) {
   EXPECT_EXADNN_ERROR(add(f32({2, 3}), f32({4})), "add", "[2, 3]", "[4]", "broadcast");
@@ -30,9 +32,9 @@ TEST(OpErrors, MatmulBatchMismatchNamesOperandShapes) {
   EXPECT_EXADNN_ERROR(matmul(f32({2, 2, 3}), f32({3, 3, 4})), "matmul", "[2, 2, 3]", "[3, 3, 4]");
 }
 
-// Regression: a mismatch involving 1-D operands reports the internally unsqueezed shapes ("shapes [1, 3]
-// and [4, 1] are not aligned"), not the caller's [3] and [4]: src/ops/linalg.cpp:101 checks after
-// matmul() has promoted the vectors to matrices (linalg.cpp:141).
+// Regression: a mismatch involving 1-D operands reports the internally unsqueezed shapes ("shapes
+// [1, 3] and [4, 1] are not aligned"), not the caller's [3] and [4]: src/ops/linalg.cpp:101 checks
+// after matmul() has promoted the vectors to matrices (linalg.cpp:141).
 TEST(OpErrors, MatmulVectorMismatchNamesOperandShapes) {
   EXPECT_EXADNN_ERROR(matmul(f32({3}), f32({4})), "matmul", "[3]", "[4]");
   EXPECT_EXADNN_ERROR(matmul(f32({3}), f32({4, 2})), "matmul", "[3]", "[4, 2]");
@@ -49,8 +51,9 @@ TEST(OpErrors, ReductionAxisOutOfRange) {
   EXPECT_EXADNN_ERROR(argmax(f32({2, 3}), 2), "argmax", "axis 2", "out of range");
 }
 
-// Regression: logsumexp's axis errors are raised by the max() it calls first, so they name "max", not
-// "logsumexp" (src/ops/reduction.cpp:134 runs max(x.detach(), axes) before validating the axes).
+// Regression: logsumexp's axis errors are raised by the max() it calls first, so they name "max",
+// not "logsumexp" (src/ops/reduction.cpp:134 runs max(x.detach(), axes) before validating the
+// axes).
 TEST(OpErrors, LogsumexpAxisErrorsNameLogsumexp) {
   EXPECT_EXADNN_ERROR(logsumexp(f32({2, 3}), {7}), "logsumexp", "axis 7", "out of range");
   EXPECT_EXADNN_ERROR(logsumexp(f32({2, 3}), {1, -1}), "logsumexp", "twice");
@@ -95,7 +98,8 @@ TEST(OpErrors, ExpandIncompatible) {
 TEST(OpErrors, WhereWithNonBoolCondition) {
   EXPECT_EXADNN_ERROR(where(f32({3}), f32({3}), f32({3})), "where", "bool", "f32");
   EXPECT_EXADNN_ERROR(where(zeros({3}, DType::u8), f32({3}), f32({3})), "where", "bool", "u8");
-  EXPECT_EXADNN_ERROR(where(zeros({3}, DType::boolean), f32({3}), f32({2})), "where", "[3]", "[2]", "broadcast");
+  EXPECT_EXADNN_ERROR(where(zeros({3}, DType::boolean), f32({3}), f32({2})), "where", "[3]", "[2]",
+                      "broadcast");
 }
 
 TEST(OpErrors, MaxOfEmptyTensor) {
@@ -142,7 +146,8 @@ TEST(OpErrors, BackwardTwiceWithRetainGraphAccumulates) {
   const Tensor y = sum(x * x);
   y.backward(Tensor(), /*retain_graph=*/true);
   y.backward();
-  EXPECT_TRUE(exadnn::testing::all_close(x.grad(), {4.0, 8.0}, exadnn::testing::tolerance_for(DType::f64)));
+  EXPECT_TRUE(
+      exadnn::testing::all_close(x.grad(), {4.0, 8.0}, exadnn::testing::tolerance_for(DType::f64)));
 }
 
 TEST(OpErrors, BackwardOfTensorWithoutGrad) {

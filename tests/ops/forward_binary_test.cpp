@@ -22,10 +22,9 @@ struct ShapePair {
 
 // Same shape, the broadcasting pairs, and a 0-d operand.
 const std::vector<ShapePair>& shape_pairs() {
-  static const std::vector<ShapePair> pairs{{{3, 4}, {3, 4}},       {{3, 1}, {4}},
-                                            {{2, 3, 4}, {4}},       {{4}, {2, 3, 4}},
-                                            {{}, {3, 2}},           {{3, 2}, {}},
-                                            {{2, 1, 4}, {3, 1}},    {{5}, {1}}};
+  static const std::vector<ShapePair> pairs{{{3, 4}, {3, 4}},    {{3, 1}, {4}}, {{2, 3, 4}, {4}},
+                                            {{4}, {2, 3, 4}},    {{}, {3, 2}},  {{3, 2}, {}},
+                                            {{2, 1, 4}, {3, 1}}, {{5}, {1}}};
   return pairs;
 }
 
@@ -36,13 +35,16 @@ void check(const BinaryOp& op, const BinaryRef& f, DType in, DType out,
            const std::function<Values(int64_t, uint64_t)>& sample_b) {
   uint64_t seed = 1;
   auto one = [&](const Tensor& a, const Tensor& b, const std::string& what) {
-    const auto ref = ref_binary(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b), b.shape(), f);
-    EXPECT_TRUE(matches(op(a, b), out, ref)) << what << " " << a.shape() << " with " << b.shape() << ", "
-                                             << dtype_name(in);
+    const auto ref =
+        ref_binary(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b), b.shape(), f);
+    EXPECT_TRUE(matches(op(a, b), out, ref))
+        << what << " " << a.shape() << " with " << b.shape() << ", " << dtype_name(in);
   };
   for (const ShapePair& p : shape_pairs())
-    one(make(sample_a(p.a.numel(), seed++), p.a, in), make(sample_b(p.b.numel(), seed++), p.b, in), "contiguous");
-  const Tensor a = make(sample_a(12, seed++), {4, 3}, in), b = make(sample_b(24, seed++), {3, 8}, in);
+    one(make(sample_a(p.a.numel(), seed++), p.a, in), make(sample_b(p.b.numel(), seed++), p.b, in),
+        "contiguous");
+  const Tensor a = make(sample_a(12, seed++), {4, 3}, in),
+               b = make(sample_b(24, seed++), {3, 8}, in);
   one(a.t(), b.slice(1, 0, 8, 2), "strided");
   one(a.t(), b.select(0, 2).slice(0, 1, 8, 2), "strided + broadcast");
   one(a.t().slice(1, 1, 4, 2), b.narrow(0, 1, 1).slice(1, 0, 4, 2), "slices");
@@ -50,38 +52,45 @@ void check(const BinaryOp& op, const BinaryRef& f, DType in, DType out,
 
 class ForwardBinary : public ::testing::TestWithParam<DType> {};
 
-Values sample(DType t, int64_t n, uint64_t seed) { return optest::sample_for(t, n, seed); }
+Values sample(DType t, int64_t n, uint64_t seed) {
+  return optest::sample_for(t, n, seed);
+}
 // Non-zero values for divisors; for u8 (no negatives) 1..9.
 Values nonzero(DType t, int64_t n, uint64_t seed) {
   Values v = t == DType::u8 || t == DType::boolean ? integers(n, seed, 1, 9)
-             : is_floating(t) ? uniform(n, seed, 0.25, 2.0) : integers(n, seed, 1, 9);
+             : is_floating(t)                      ? uniform(n, seed, 0.25, 2.0)
+                                                   : integers(n, seed, 1, 9);
   if (t != DType::u8 && t != DType::boolean)
     for (size_t i = 0; i < v.size(); i += 2) v[i] = -v[i];
   if (t == DType::boolean) std::fill(v.begin(), v.end(), 1.0);
   return v;
 }
 
-bool arithmetic_registered(DType t) { return t != DType::boolean; }
+bool arithmetic_registered(DType t) {
+  return t != DType::boolean;
+}
 
-#define ARITH_TEST(Name, expr, ref_expr, sample_b)                                                  \
-  TEST_P(ForwardBinary, Name) {                                                                     \
-    const DType t = GetParam();                                                                     \
-    if (!arithmetic_registered(t)) {                                                                \
-      const Tensor x = make({1, 0, 1}, {3}, t);                                                     \
-      EXPECT_EXADNN_ERROR([](const Tensor& a, const Tensor& b) { return expr; }(x, x),             \
-                          optest::with_dtype(t), "no kernel");                                      \
-      return;                                                                                       \
-    }                                                                                               \
-    check([](const Tensor& a, const Tensor& b) { return expr; },                                    \
-          [](double a, double b) { return ref_expr; }, t, t,                                        \
-          [t](int64_t n, uint64_t s) { return sample(t, n, s); }, sample_b);                        \
+#define ARITH_TEST(Name, expr, ref_expr, sample_b)                                     \
+  TEST_P(ForwardBinary, Name) {                                                        \
+    const DType t = GetParam();                                                        \
+    if (!arithmetic_registered(t)) {                                                   \
+      const Tensor x = make({1, 0, 1}, {3}, t);                                        \
+      EXPECT_EXADNN_ERROR([](const Tensor& a, const Tensor& b) { return expr; }(x, x), \
+                          optest::with_dtype(t), "no kernel");                         \
+      return;                                                                          \
+    }                                                                                  \
+    check([](const Tensor& a, const Tensor& b) { return expr; },                       \
+          [](double a, double b) { return ref_expr; }, t, t,                           \
+          [t](int64_t n, uint64_t s) { return sample(t, n, s); }, sample_b);           \
   }
 
 ARITH_TEST(Add, add(a, b), a + b, [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
 ARITH_TEST(AddOperator, a + b, a + b, [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
-ARITH_TEST(Mul, mul(a, b), a * b, [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
-ARITH_TEST(Maximum, maximum(a, b), std::max(a, b), [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
-ARITH_TEST(Minimum, minimum(a, b), std::min(a, b), [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
+ARITH_TEST(Mul, mul(a, b), a* b, [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
+ARITH_TEST(Maximum, maximum(a, b), std::max(a, b),
+           [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
+ARITH_TEST(Minimum, minimum(a, b), std::min(a, b),
+           [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); })
 
 TEST_P(ForwardBinary, Sub) {
   const DType t = GetParam();
@@ -91,19 +100,24 @@ TEST_P(ForwardBinary, Sub) {
     return;
   }
   // u8 has no negative results: a in [10, 19], b in [0, 9].
-  auto sa = [t](int64_t n, uint64_t s) { return t == DType::u8 ? integers(n, s, 10, 19) : sample(t, n, s); };
-  check([](const Tensor& a, const Tensor& b) { return sub(a, b); }, [](double a, double b) { return a - b; },
-        t, t, sa, [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); });
-  check([](const Tensor& a, const Tensor& b) { return a - b; }, [](double a, double b) { return a - b; },
-        t, t, sa, [t](int64_t n, uint64_t s) { return sample(t, n, s + 200); });
+  auto sa = [t](int64_t n, uint64_t s) {
+    return t == DType::u8 ? integers(n, s, 10, 19) : sample(t, n, s);
+  };
+  check([](const Tensor& a, const Tensor& b) { return sub(a, b); },
+        [](double a, double b) { return a - b; }, t, t, sa,
+        [t](int64_t n, uint64_t s) { return sample(t, n, s + 100); });
+  check([](const Tensor& a, const Tensor& b) { return a - b; },
+        [](double a, double b) { return a - b; }, t, t, sa,
+        [t](int64_t n, uint64_t s) { return sample(t, n, s + 200); });
 }
 
 TEST_P(ForwardBinary, DivIsTrueDivision) {
   // Integer (and bool) operands divide as f32.
   const DType t = GetParam();
   const DType out = is_floating(t) ? t : DType::f32;
-  check([](const Tensor& a, const Tensor& b) { return div(a, b); }, [](double a, double b) { return a / b; },
-        t, out, [t](int64_t n, uint64_t s) { return sample(t, n, s); },
+  check([](const Tensor& a, const Tensor& b) { return div(a, b); },
+        [](double a, double b) { return a / b; }, t, out,
+        [t](int64_t n, uint64_t s) { return sample(t, n, s); },
         [t](int64_t n, uint64_t s) { return nonzero(t, n, s); });
 }
 
@@ -112,10 +126,12 @@ TEST_P(ForwardBinary, Pow) {
   const DType t = GetParam();
   const DType out = is_floating(t) ? t : DType::f32;
   auto base = [t](int64_t n, uint64_t s) {
-    return is_floating(t) ? uniform(n, s, 0.5, 2.0) : (t == DType::boolean ? Values(n, 1.0) : integers(n, s, 1, 4));
+    return is_floating(t) ? uniform(n, s, 0.5, 2.0)
+                          : (t == DType::boolean ? Values(n, 1.0) : integers(n, s, 1, 4));
   };
   auto expo = [t](int64_t n, uint64_t s) {
-    return is_floating(t) ? uniform(n, s + 7, -2.0, 2.0) : integers(n, s + 7, 0, t == DType::boolean ? 1 : 3);
+    return is_floating(t) ? uniform(n, s + 7, -2.0, 2.0)
+                          : integers(n, s + 7, 0, t == DType::boolean ? 1 : 3);
   };
   check([](const Tensor& a, const Tensor& b) { return pow(a, b); },
         [](double a, double b) { return std::pow(a, b); }, t, out, base, expo);
@@ -132,15 +148,20 @@ TEST(ForwardBinaryExtra, LargeBroadcastUsesThreads) {
   const Tensor col = make(uniform(300, 3), {300, 1}, DType::f32);
   const Tensor at = make(uniform(300 * 200, 4), {200, 300}, DType::f32).t();
   auto v = [](const Tensor& t) { return exadnn::testing::values(t); };
-  EXPECT_TRUE(matches(a + row, DType::f32, ref_binary(v(a), a.shape(), v(row), row.shape(), std::plus<>())));
-  EXPECT_TRUE(matches(a * col, DType::f32, ref_binary(v(a), a.shape(), v(col), col.shape(), std::multiplies<>())));
-  EXPECT_TRUE(matches(at - a, DType::f32, ref_binary(v(at), at.shape(), v(a), a.shape(), std::minus<>())));
-  EXPECT_TRUE(matches(col * row, DType::f32, ref_binary(v(col), col.shape(), v(row), row.shape(), std::multiplies<>())));
+  EXPECT_TRUE(matches(a + row, DType::f32,
+                      ref_binary(v(a), a.shape(), v(row), row.shape(), std::plus<>())));
+  EXPECT_TRUE(matches(a * col, DType::f32,
+                      ref_binary(v(a), a.shape(), v(col), col.shape(), std::multiplies<>())));
+  EXPECT_TRUE(
+      matches(at - a, DType::f32, ref_binary(v(at), at.shape(), v(a), a.shape(), std::minus<>())));
+  EXPECT_TRUE(matches(col * row, DType::f32,
+                      ref_binary(v(col), col.shape(), v(row), row.shape(), std::multiplies<>())));
 }
 
 TEST(ForwardBinaryExtra, MaximumMinimumPropagateNaN) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const Tensor a = make({nan, 1.0, 2.0}, {3}, DType::f32), b = make({0.0, nan, 1.0}, {3}, DType::f32);
+  const Tensor a = make({nan, 1.0, 2.0}, {3}, DType::f32),
+               b = make({0.0, nan, 1.0}, {3}, DType::f32);
   EXPECT_TRUE(matches(maximum(a, b), DType::f32, {{3}, {nan, nan, 2.0}}));
   EXPECT_TRUE(matches(minimum(a, b), DType::f32, {{3}, {nan, nan, 1.0}}));
 }
@@ -153,19 +174,22 @@ struct Promotion {
 
 TEST(ForwardPromotion, MixedDtypeArithmetic) {
   const std::vector<Promotion> cases{
-      {DType::i32, DType::f32, DType::f32},  {DType::f32, DType::i32, DType::f32},
-      {DType::f16, DType::bf16, DType::f32}, {DType::bf16, DType::f16, DType::f32},
+      {DType::i32, DType::f32, DType::f32},     {DType::f32, DType::i32, DType::f32},
+      {DType::f16, DType::bf16, DType::f32},    {DType::bf16, DType::f16, DType::f32},
       {DType::boolean, DType::i64, DType::i64}, {DType::i64, DType::boolean, DType::i64},
-      {DType::u8, DType::i32, DType::i32},   {DType::i64, DType::f16, DType::f16},
-      {DType::f32, DType::f64, DType::f64},  {DType::f16, DType::f32, DType::f32},
-      {DType::i32, DType::i64, DType::i64},  {DType::u8, DType::boolean, DType::u8}};
+      {DType::u8, DType::i32, DType::i32},      {DType::i64, DType::f16, DType::f16},
+      {DType::f32, DType::f64, DType::f64},     {DType::f16, DType::f32, DType::f32},
+      {DType::i32, DType::i64, DType::i64},     {DType::u8, DType::boolean, DType::u8}};
   for (const Promotion& c : cases) {
     const Tensor a = make({1, 0, 3, 1, 2, 1}, {2, 3}, c.a);
     const Tensor b = make({1, 1, 0}, {3}, c.b);
-    const auto ref = ref_binary(exadnn::testing::values(a), {2, 3}, exadnn::testing::values(b), {3}, std::plus<>());
+    const auto ref = ref_binary(exadnn::testing::values(a), {2, 3}, exadnn::testing::values(b), {3},
+                                std::plus<>());
     EXPECT_TRUE(matches(add(a, b), c.expected, ref)) << dtype_name(c.a) << " + " << dtype_name(c.b);
-    const auto mref = ref_binary(exadnn::testing::values(a), {2, 3}, exadnn::testing::values(b), {3}, std::multiplies<>());
-    EXPECT_TRUE(matches(mul(a, b), c.expected, mref)) << dtype_name(c.a) << " * " << dtype_name(c.b);
+    const auto mref = ref_binary(exadnn::testing::values(a), {2, 3}, exadnn::testing::values(b),
+                                 {3}, std::multiplies<>());
+    EXPECT_TRUE(matches(mul(a, b), c.expected, mref))
+        << dtype_name(c.a) << " * " << dtype_name(c.b);
   }
 }
 
@@ -175,7 +199,8 @@ TEST(ForwardPromotion, IntegerDivisionGivesF32) {
   EXPECT_TRUE(matches(a / b, DType::f32, {{4}, {3.5, -3.5, 1.0 / 3.0, -2.25}}));
   const Tensor c = from_vector<int64_t>({5, 3});
   EXPECT_TRUE(matches(c / from_vector<int64_t>({2, 4}), DType::f32, {{2}, {2.5, 0.75}}));
-  EXPECT_TRUE(matches(from_vector<uint8_t>({1, 200}) / from_vector<uint8_t>({4, 8}), DType::f32, {{2}, {0.25, 25.0}}));
+  EXPECT_TRUE(matches(from_vector<uint8_t>({1, 200}) / from_vector<uint8_t>({4, 8}), DType::f32,
+                      {{2}, {0.25, 25.0}}));
 }
 
 TEST(ForwardPromotion, ScalarLike) {

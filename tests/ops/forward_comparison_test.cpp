@@ -33,27 +33,48 @@ void check_compare(DType t, const CompareOp& op, const std::function<bool(double
     Shape a, b;
   };
   uint64_t seed = 1;
-  for (const Case& c : std::vector<Case>{{{3, 4}, {3, 4}}, {{3, 1}, {4}}, {{2, 3, 4}, {4}}, {{}, {5}}}) {
+  for (const Case& c :
+       std::vector<Case>{{{3, 4}, {3, 4}}, {{3, 1}, {4}}, {{2, 3, 4}, {4}}, {{}, {5}}}) {
     const Tensor a = make(tied(t, c.a.numel(), seed++), c.a, t);
     const Tensor b = make(tied(t, c.b.numel(), seed++), c.b, t);
     EXPECT_TRUE(matches(op(a, b), DType::boolean,
-                        ref_binary(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b), b.shape(), ref)))
+                        ref_binary(exadnn::testing::values(a), a.shape(),
+                                   exadnn::testing::values(b), b.shape(), ref)))
         << name << " " << a.shape() << " with " << b.shape() << ", " << dtype_name(t);
   }
   // strided operands
   const Tensor a = make(tied(t, 12, seed++), {4, 3}, t).t();
   const Tensor b = make(tied(t, 24, seed++), {3, 8}, t).slice(1, 1, 8, 2);
   EXPECT_TRUE(matches(op(a, b), DType::boolean,
-                      ref_binary(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b), b.shape(), ref)))
+                      ref_binary(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b),
+                                 b.shape(), ref)))
       << name << " strided, " << dtype_name(t);
 }
 
-TEST_P(ForwardCompare, Eq) { check_compare(GetParam(), [](auto& a, auto& b) { return eq(a, b); }, std::equal_to<>(), "eq"); }
-TEST_P(ForwardCompare, Ne) { check_compare(GetParam(), [](auto& a, auto& b) { return ne(a, b); }, std::not_equal_to<>(), "ne"); }
-TEST_P(ForwardCompare, Lt) { check_compare(GetParam(), [](auto& a, auto& b) { return lt(a, b); }, std::less<>(), "lt"); }
-TEST_P(ForwardCompare, Le) { check_compare(GetParam(), [](auto& a, auto& b) { return le(a, b); }, std::less_equal<>(), "le"); }
-TEST_P(ForwardCompare, Gt) { check_compare(GetParam(), [](auto& a, auto& b) { return gt(a, b); }, std::greater<>(), "gt"); }
-TEST_P(ForwardCompare, Ge) { check_compare(GetParam(), [](auto& a, auto& b) { return ge(a, b); }, std::greater_equal<>(), "ge"); }
+TEST_P(ForwardCompare, Eq) {
+  check_compare(
+      GetParam(), [](auto& a, auto& b) { return eq(a, b); }, std::equal_to<>(), "eq");
+}
+TEST_P(ForwardCompare, Ne) {
+  check_compare(
+      GetParam(), [](auto& a, auto& b) { return ne(a, b); }, std::not_equal_to<>(), "ne");
+}
+TEST_P(ForwardCompare, Lt) {
+  check_compare(
+      GetParam(), [](auto& a, auto& b) { return lt(a, b); }, std::less<>(), "lt");
+}
+TEST_P(ForwardCompare, Le) {
+  check_compare(
+      GetParam(), [](auto& a, auto& b) { return le(a, b); }, std::less_equal<>(), "le");
+}
+TEST_P(ForwardCompare, Gt) {
+  check_compare(
+      GetParam(), [](auto& a, auto& b) { return gt(a, b); }, std::greater<>(), "gt");
+}
+TEST_P(ForwardCompare, Ge) {
+  check_compare(
+      GetParam(), [](auto& a, auto& b) { return ge(a, b); }, std::greater_equal<>(), "ge");
+}
 
 TEST_P(ForwardCompare, Where) {
   const DType t = GetParam();
@@ -62,24 +83,25 @@ TEST_P(ForwardCompare, Where) {
   };
   uint64_t seed = 50;
   for (const Case& k : std::vector<Case>{{{3, 4}, {3, 4}, {3, 4}},
-                                          {{3, 1}, {4}, {2, 3, 4}},
-                                          {{2, 3, 4}, {}, {3, 1}},
-                                          {{4}, {3, 4}, {}}}) {
+                                         {{3, 1}, {4}, {2, 3, 4}},
+                                         {{2, 3, 4}, {}, {3, 1}},
+                                         {{4}, {3, 4}, {}}}) {
     const Tensor c = make(integers(k.c.numel(), seed++, 0, 1), k.c, DType::boolean);
     const Tensor a = make(optest::sample_for(t, k.a.numel(), seed++), k.a, t);
     const Tensor b = make(optest::sample_for(t, k.b.numel(), seed++), k.b, t);
     EXPECT_TRUE(matches(where(c, a, b), t,
-                        ref_where(exadnn::testing::values(c), c.shape(), exadnn::testing::values(a), a.shape(),
-                                  exadnn::testing::values(b), b.shape())))
-        << "cond " << c.shape() << ", a " << a.shape() << ", b " << b.shape() << ", " << dtype_name(t);
+                        ref_where(exadnn::testing::values(c), c.shape(), exadnn::testing::values(a),
+                                  a.shape(), exadnn::testing::values(b), b.shape())))
+        << "cond " << c.shape() << ", a " << a.shape() << ", b " << b.shape() << ", "
+        << dtype_name(t);
   }
   // strided condition and operands
   const Tensor c = make(integers(12, seed++, 0, 1), {4, 3}, DType::boolean).t();
   const Tensor a = make(optest::sample_for(t, 24, seed++), {3, 8}, t).slice(1, 0, 8, 2);
   const Tensor b = make(optest::sample_for(t, 12, seed++), {4, 3}, t).t();
   EXPECT_TRUE(matches(where(c, a, b), t,
-                      ref_where(exadnn::testing::values(c), c.shape(), exadnn::testing::values(a), a.shape(),
-                                exadnn::testing::values(b), b.shape())))
+                      ref_where(exadnn::testing::values(c), c.shape(), exadnn::testing::values(a),
+                                a.shape(), exadnn::testing::values(b), b.shape())))
       << "strided, " << dtype_name(t);
 }
 
@@ -120,8 +142,8 @@ TEST(ForwardCompareExtra, LargeComparisonUsesThreads) {
   const Tensor a = make(optest::uniform(300 * 200, 5), {300, 200}, DType::f32);
   const Tensor b = make(optest::uniform(200, 6), {200}, DType::f32);
   EXPECT_TRUE(matches(gt(a, b), DType::boolean,
-                      ref_binary(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b), b.shape(),
-                                 [](double x, double y) { return x > y ? 1.0 : 0.0; })));
+                      ref_binary(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b),
+                                 b.shape(), [](double x, double y) { return x > y ? 1.0 : 0.0; })));
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ Values operand(DType t, int64_t n, uint64_t seed) {
 }
 
 ::testing::AssertionResult check(const Tensor& a, const Tensor& b) {
-  const auto ref = ref_matmul(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b), b.shape());
+  const auto ref =
+      ref_matmul(exadnn::testing::values(a), a.shape(), exadnn::testing::values(b), b.shape());
   return matches(matmul(a, b), a.dtype(), ref);
 }
 
@@ -51,8 +52,8 @@ TEST_P(ForwardMatmul, Ranks) {
   }
 }
 
-// Regression: 1-D·1-D throws "squeeze: axis -2 is out of range" (src/ops/linalg.cpp:142-143 squeezes
-// axis -2 of the already 1-D result); NumPy gives the 0-d dot product.
+// Regression: 1-D·1-D throws "squeeze: axis -2 is out of range" (src/ops/linalg.cpp:142-143
+// squeezes axis -2 of the already 1-D result); NumPy gives the 0-d dot product.
 TEST_P(ForwardMatmul, VectorDotVector) {
   const DType t = GetParam();
   const Tensor a = make(operand(t, 6, 11), {6}, t), b = make(operand(t, 6, 12), {6}, t);
@@ -70,8 +71,10 @@ TEST_P(ForwardMatmul, TransposedViews) {
   EXPECT_TRUE(check(a2, b.t())) << "a · b.t(), " << dtype_name(t);
   EXPECT_TRUE(check(a.t(), b.t())) << "a.t() · b.t(), " << dtype_name(t);
   // batched transposes, and a transposed operand broadcast over the batch
-  const Tensor c = make(operand(t, 24, 24), {2, 4, 3}, t), d = make(operand(t, 40, 25), {2, 5, 4}, t);
-  EXPECT_TRUE(check(c.transpose(1, 2), d.transpose(1, 2))) << "batched transposes, " << dtype_name(t);
+  const Tensor c = make(operand(t, 24, 24), {2, 4, 3}, t),
+               d = make(operand(t, 40, 25), {2, 5, 4}, t);
+  EXPECT_TRUE(check(c.transpose(1, 2), d.transpose(1, 2)))
+      << "batched transposes, " << dtype_name(t);
   EXPECT_TRUE(check(c.transpose(1, 2), b.t())) << "batched · shared transposed, " << dtype_name(t);
   // the transpose of a column slice (leading dimension larger than the matrix)
   const Tensor e = make(operand(t, 4 * 9, 26), {4, 9}, t);
@@ -104,8 +107,10 @@ TEST_P(ForwardMatmul, ZeroSizeK) {
   const Tensor c = zeros({2, 3, 0}, t), d = zeros({0, 2}, t);
   EXPECT_TRUE(matches(matmul(c, d), t, {{2, 3, 2}, Values(12, 0.0)})) << dtype_name(t);
   // empty m or n: an empty result
-  EXPECT_TRUE(matches(matmul(zeros({0, 3}, t), make(operand(t, 6, 40), {3, 2}, t)), t, {{0, 2}, {}}));
-  EXPECT_TRUE(matches(matmul(make(operand(t, 6, 41), {2, 3}, t), zeros({3, 0}, t)), t, {{2, 0}, {}}));
+  EXPECT_TRUE(
+      matches(matmul(zeros({0, 3}, t), make(operand(t, 6, 40), {3, 2}, t)), t, {{0, 2}, {}}));
+  EXPECT_TRUE(
+      matches(matmul(make(operand(t, 6, 41), {2, 3}, t), zeros({3, 0}, t)), t, {{2, 0}, {}}));
 }
 
 TEST_P(ForwardMatmul, LargeMultithreaded) {
@@ -122,8 +127,8 @@ TEST_P(ForwardMatmul, LargeMultithreaded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(GemmDTypes, ForwardMatmul,
-                         ::testing::Values(DType::f32, DType::f64, DType::f16, DType::bf16, DType::i32,
-                                           DType::i64),
+                         ::testing::Values(DType::f32, DType::f64, DType::f16, DType::bf16,
+                                           DType::i32, DType::i64),
                          optest::DTypeName());
 
 TEST(ForwardMatmulExtra, UnregisteredDtypesAreListedErrors) {

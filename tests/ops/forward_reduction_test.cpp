@@ -22,10 +22,10 @@ struct AxisCase {
 };
 
 const std::vector<AxisCase>& axis_cases() {
-  static const std::vector<AxisCase> cases{
-      {{0}, false},   {{1}, true},     {{2}, false},      {{-1}, true},     {{0, 2}, false},
-      {{-1, -3}, true}, {{1, 2}, false}, {{0, 1}, true},  {{}, false},      {{}, true},
-      {{0, 1, 2}, false}};
+  static const std::vector<AxisCase> cases{{{0}, false},    {{1}, true},       {{2}, false},
+                                           {{-1}, true},    {{0, 2}, false},   {{-1, -3}, true},
+                                           {{1, 2}, false}, {{0, 1}, true},    {{}, false},
+                                           {{}, true},      {{0, 1, 2}, false}};
   return cases;
 }
 
@@ -48,7 +48,8 @@ void check(DType t, DType out, const ReduceOp& op, const Fold& fold, const char*
   for (const auto& [layout, x] : layouts(t, 1)) {
     const Values xv = exadnn::testing::values(x);
     for (const AxisCase& c : axis_cases())
-      EXPECT_TRUE(matches(op(x, c.axes, c.keepdim), out, ref_reduce(xv, x.shape(), c.axes, c.keepdim, fold)))
+      EXPECT_TRUE(matches(op(x, c.axes, c.keepdim), out,
+                          ref_reduce(xv, x.shape(), c.axes, c.keepdim, fold)))
           << name << " " << layout << " " << dtype_name(t) << " over " << describe(c);
   }
   // Leading axis of a contiguous [N, F] matrix (column reduction), its inner axis, and 3-D
@@ -58,34 +59,47 @@ void check(DType t, DType out, const ReduceOp& op, const Fold& fold, const char*
     Axes axes;
   };
   uint64_t seed = 10;
-  for (const Big& b : std::vector<Big>{{{300, 130}, {0}}, {{300, 130}, {1}}, {{5, 20}, {0}}, {{7, 3}, {0}},
-                                       {{30, 40, 30}, {0, 1}}, {{30, 40, 30}, {2}}, {{30, 40, 30}, {1}}}) {
+  for (const Big& b : std::vector<Big>{{{300, 130}, {0}},
+                                       {{300, 130}, {1}},
+                                       {{5, 20}, {0}},
+                                       {{7, 3}, {0}},
+                                       {{30, 40, 30}, {0, 1}},
+                                       {{30, 40, 30}, {2}},
+                                       {{30, 40, 30}, {1}}}) {
     const Tensor x = make(optest::sample_for(t, b.shape.numel(), seed++), b.shape, t);
     const Values xv = exadnn::testing::values(x);
     EXPECT_TRUE(matches(op(x, b.axes, false), out, ref_reduce(xv, b.shape, b.axes, false, fold)))
-        << name << " " << dtype_name(t) << " of " << b.shape << " over " << describe({b.axes, false});
+        << name << " " << dtype_name(t) << " of " << b.shape << " over "
+        << describe({b.axes, false});
     // the same over the transpose of the [N, F] matrix (its columns are strided rows)
     if (b.shape.size() == 2) {
       const Tensor xt = x.t();
       EXPECT_TRUE(matches(op(xt, b.axes, true), out,
                           ref_reduce(exadnn::testing::values(xt), xt.shape(), b.axes, true, fold)))
-          << name << " " << dtype_name(t) << " of transposed " << b.shape << " over " << describe({b.axes, true});
+          << name << " " << dtype_name(t) << " of transposed " << b.shape << " over "
+          << describe({b.axes, true});
     }
   }
 }
 
 class ForwardReduce : public ::testing::TestWithParam<DType> {};
 
-DType sum_dtype(DType t) { return is_floating(t) ? t : DType::i64; }   // integer sums are i64
-DType float_dtype(DType t) { return is_floating(t) ? t : DType::f32; }  // mean, logsumexp
+DType sum_dtype(DType t) {
+  return is_floating(t) ? t : DType::i64;
+}  // integer sums are i64
+DType float_dtype(DType t) {
+  return is_floating(t) ? t : DType::f32;
+}  // mean, logsumexp
 
 TEST_P(ForwardReduce, Sum) {
-  check(GetParam(), sum_dtype(GetParam()), [](auto& x, auto& a, bool k) { return sum(x, a, k); },
-        optest::fold_sum, "sum");
+  check(
+      GetParam(), sum_dtype(GetParam()), [](auto& x, auto& a, bool k) { return sum(x, a, k); },
+      optest::fold_sum, "sum");
 }
 TEST_P(ForwardReduce, Mean) {
-  check(GetParam(), float_dtype(GetParam()), [](auto& x, auto& a, bool k) { return mean(x, a, k); },
-        optest::fold_mean, "mean");
+  check(
+      GetParam(), float_dtype(GetParam()), [](auto& x, auto& a, bool k) { return mean(x, a, k); },
+      optest::fold_mean, "mean");
 }
 TEST_P(ForwardReduce, Max) {
   const DType t = GetParam();
@@ -93,7 +107,8 @@ TEST_P(ForwardReduce, Max) {
     EXPECT_EXADNN_ERROR(max(make({1, 0}, {2}, t)), optest::no_kernel("max"), optest::with_dtype(t));
     return;
   }
-  check(t, t, [](auto& x, auto& a, bool k) { return max(x, a, k); }, optest::fold_max, "max");
+  check(
+      t, t, [](auto& x, auto& a, bool k) { return max(x, a, k); }, optest::fold_max, "max");
 }
 TEST_P(ForwardReduce, Min) {
   const DType t = GetParam();
@@ -101,18 +116,23 @@ TEST_P(ForwardReduce, Min) {
     EXPECT_EXADNN_ERROR(min(make({1, 0}, {2}, t)), optest::no_kernel("min"), optest::with_dtype(t));
     return;
   }
-  check(t, t, [](auto& x, auto& a, bool k) { return min(x, a, k); }, optest::fold_min, "min");
+  check(
+      t, t, [](auto& x, auto& a, bool k) { return min(x, a, k); }, optest::fold_min, "min");
 }
 TEST_P(ForwardReduce, Logsumexp) {
-  check(GetParam(), float_dtype(GetParam()), [](auto& x, auto& a, bool k) { return logsumexp(x, a, k); },
-        optest::fold_logsumexp, "logsumexp");
+  check(
+      GetParam(), float_dtype(GetParam()),
+      [](auto& x, auto& a, bool k) { return logsumexp(x, a, k); }, optest::fold_logsumexp,
+      "logsumexp");
 }
 
 TEST_P(ForwardReduce, ArgmaxArgmin) {
   const DType t = GetParam();
   if (t == DType::boolean) {
-    EXPECT_EXADNN_ERROR(argmax(make({1, 0}, {2}, t), 0), optest::no_kernel("argmax"), optest::with_dtype(t));
-    EXPECT_EXADNN_ERROR(argmin(make({1, 0}, {2}, t), 0), optest::no_kernel("argmin"), optest::with_dtype(t));
+    EXPECT_EXADNN_ERROR(argmax(make({1, 0}, {2}, t), 0), optest::no_kernel("argmax"),
+                        optest::with_dtype(t));
+    EXPECT_EXADNN_ERROR(argmin(make({1, 0}, {2}, t), 0), optest::no_kernel("argmin"),
+                        optest::with_dtype(t));
     return;
   }
   // Integer samples have ties: the first index wins.
@@ -120,10 +140,14 @@ TEST_P(ForwardReduce, ArgmaxArgmin) {
     const Values xv = exadnn::testing::values(x);
     for (int64_t axis : {0, 1, 2, -1, -2})
       for (bool keepdim : {false, true}) {
-        EXPECT_TRUE(matches(argmax(x, axis, keepdim), DType::i64, ref_arg(xv, x.shape(), axis, keepdim, true)))
-            << "argmax " << layout << " " << dtype_name(t) << " axis " << axis << " keepdim " << keepdim;
-        EXPECT_TRUE(matches(argmin(x, axis, keepdim), DType::i64, ref_arg(xv, x.shape(), axis, keepdim, false)))
-            << "argmin " << layout << " " << dtype_name(t) << " axis " << axis << " keepdim " << keepdim;
+        EXPECT_TRUE(matches(argmax(x, axis, keepdim), DType::i64,
+                            ref_arg(xv, x.shape(), axis, keepdim, true)))
+            << "argmax " << layout << " " << dtype_name(t) << " axis " << axis << " keepdim "
+            << keepdim;
+        EXPECT_TRUE(matches(argmin(x, axis, keepdim), DType::i64,
+                            ref_arg(xv, x.shape(), axis, keepdim, false)))
+            << "argmin " << layout << " " << dtype_name(t) << " axis " << axis << " keepdim "
+            << keepdim;
       }
     // flattened
     EXPECT_TRUE(matches(argmax(x), DType::i64, {{}, {optest::fold_arg(xv, true)}})) << layout;
@@ -169,7 +193,8 @@ TEST(ForwardReduceExtra, NaNPropagates) {
 TEST(ForwardReduceExtra, LogsumexpIsStable) {
   const double inf = std::numeric_limits<double>::infinity();
   const Tensor x = make({1000.0, 1000.0, -1000.0, -1000.0, -inf, -inf}, {3, 2}, DType::f64);
-  EXPECT_TRUE(matches(logsumexp(x, {1}), DType::f64, {{3}, {1000.0 + std::log(2.0), -1000.0 + std::log(2.0), -inf}}));
+  EXPECT_TRUE(matches(logsumexp(x, {1}), DType::f64,
+                      {{3}, {1000.0 + std::log(2.0), -1000.0 + std::log(2.0), -inf}}));
 }
 
 TEST(ForwardReduceExtra, ExpandedInputs) {
@@ -179,14 +204,17 @@ TEST(ForwardReduceExtra, ExpandedInputs) {
   for (const Tensor& x : {row.expand({300, 130}), col.expand({300, 130})}) {
     const Values xv = exadnn::testing::values(x);
     for (int64_t axis : {0, 1}) {
-      EXPECT_TRUE(matches(sum(x, {axis}), x.dtype(), ref_reduce(xv, x.shape(), {axis}, false, optest::fold_sum)))
+      EXPECT_TRUE(matches(sum(x, {axis}), x.dtype(),
+                          ref_reduce(xv, x.shape(), {axis}, false, optest::fold_sum)))
           << "sum axis " << axis << " of " << x.strides();
-      EXPECT_TRUE(matches(max(x, {axis}, true), x.dtype(), ref_reduce(xv, x.shape(), {axis}, true, optest::fold_max)))
+      EXPECT_TRUE(matches(max(x, {axis}, true), x.dtype(),
+                          ref_reduce(xv, x.shape(), {axis}, true, optest::fold_max)))
           << "max axis " << axis << " of " << x.strides();
       EXPECT_TRUE(matches(argmin(x, axis), DType::i64, ref_arg(xv, x.shape(), axis, false, false)))
           << "argmin axis " << axis << " of " << x.strides();
     }
-    EXPECT_TRUE(matches(mean(x), x.dtype(), ref_reduce(xv, x.shape(), {}, false, optest::fold_mean)));
+    EXPECT_TRUE(
+        matches(mean(x), x.dtype(), ref_reduce(xv, x.shape(), {}, false, optest::fold_mean)));
   }
 }
 

@@ -16,10 +16,16 @@ namespace {
 
 class ForwardUnary : public ::testing::TestWithParam<DType> {};
 
-bool is_bool(DType t) { return t == DType::boolean; }
-bool is_u8(DType t) { return t == DType::u8; }
+bool is_bool(DType t) {
+  return t == DType::boolean;
+}
+bool is_u8(DType t) {
+  return t == DType::u8;
+}
 // Floating-only ops compute integer and bool inputs in f32.
-DType float_result(DType t) { return is_floating(t) ? t : DType::f32; }
+DType float_result(DType t) {
+  return is_floating(t) ? t : DType::f32;
+}
 
 // Inputs of `dtype`: a contiguous [4,6], its transpose (strided), and a stepped slice.
 struct Inputs {
@@ -29,7 +35,8 @@ struct Inputs {
 
 Inputs inputs_for(DType dtype, const Values& v) {
   const Tensor x = make(v, {4, 6}, dtype);
-  return {{x, x.t(), x.slice(1, 1, 6, 2), x.select(0, 2)}, {"contiguous", "transposed", "slice", "select"}};
+  return {{x, x.t(), x.slice(1, 1, 6, 2), x.select(0, 2)},
+          {"contiguous", "transposed", "slice", "select"}};
 }
 
 // Runs op on every input layout and compares with f applied to the stored (rounded) values.
@@ -39,11 +46,14 @@ void check(const std::function<Tensor(const Tensor&)>& op, const std::function<d
   for (size_t i = 0; i < in.tensors.size(); ++i) {
     const Tensor& x = in.tensors[i];
     const Ref ref = ref_unary(exadnn::testing::values(x), x.shape(), f);
-    EXPECT_TRUE(matches(op(x), out_dtype, ref)) << in.names[i] << " input of " << dtype_name(in_dtype);
+    EXPECT_TRUE(matches(op(x), out_dtype, ref))
+        << in.names[i] << " input of " << dtype_name(in_dtype);
   }
 }
 
-Values sample(DType t, uint64_t seed) { return optest::sample_for(t, 24, seed); }
+Values sample(DType t, uint64_t seed) {
+  return optest::sample_for(t, 24, seed);
+}
 // Strictly positive samples for log, sqrt and fractional powers.
 Values positive(DType t, uint64_t seed) {
   if (is_bool(t)) return Values(24, 1.0);
@@ -54,7 +64,8 @@ Values positive(DType t, uint64_t seed) {
 TEST_P(ForwardUnary, Neg) {
   const DType t = GetParam();
   if (is_bool(t) || is_u8(t)) {  // the CPU backend lists no neg kernel for these
-    EXPECT_EXADNN_ERROR(neg(make(sample(t, 1), {4, 6}, t)), optest::no_kernel("neg"), optest::with_dtype(t));
+    EXPECT_EXADNN_ERROR(neg(make(sample(t, 1), {4, 6}, t)), optest::no_kernel("neg"),
+                        optest::with_dtype(t));
     return;
   }
   check([](const Tensor& x) { return neg(x); }, [](double a) { return -a; }, t, t, sample(t, 1));
@@ -64,30 +75,36 @@ TEST_P(ForwardUnary, Neg) {
 TEST_P(ForwardUnary, Abs) {
   const DType t = GetParam();
   if (is_bool(t)) {  // no abs kernel for bool
-    EXPECT_EXADNN_ERROR(abs(make(sample(t, 3), {4, 6}, t)), optest::no_kernel("abs"), optest::with_dtype(t));
+    EXPECT_EXADNN_ERROR(abs(make(sample(t, 3), {4, 6}, t)), optest::no_kernel("abs"),
+                        optest::with_dtype(t));
     return;
   }
-  check([](const Tensor& x) { return abs(x); }, [](double a) { return std::fabs(a); }, t, t, sample(t, 3));
+  check([](const Tensor& x) { return abs(x); }, [](double a) { return std::fabs(a); }, t, t,
+        sample(t, 3));
 }
 
 TEST_P(ForwardUnary, Relu) {
   const DType t = GetParam();
   if (is_bool(t)) {  // no relu kernel for bool
-    EXPECT_EXADNN_ERROR(relu(make(sample(t, 4), {4, 6}, t)), optest::no_kernel("relu"), optest::with_dtype(t));
+    EXPECT_EXADNN_ERROR(relu(make(sample(t, 4), {4, 6}, t)), optest::no_kernel("relu"),
+                        optest::with_dtype(t));
     return;
   }
-  check([](const Tensor& x) { return relu(x); }, [](double a) { return a > 0 ? a : 0.0; }, t, t, sample(t, 4));
+  check([](const Tensor& x) { return relu(x); }, [](double a) { return a > 0 ? a : 0.0; }, t, t,
+        sample(t, 4));
 }
 
 TEST_P(ForwardUnary, Sign) {
   const DType t = GetParam();
   if (is_bool(t) || is_u8(t)) {  // no sign kernel for these
-    EXPECT_EXADNN_ERROR(sign(make(sample(t, 5), {4, 6}, t)), optest::no_kernel("sign"), optest::with_dtype(t));
+    EXPECT_EXADNN_ERROR(sign(make(sample(t, 5), {4, 6}, t)), optest::no_kernel("sign"),
+                        optest::with_dtype(t));
     return;
   }
   Values v = sample(t, 5);
   v[0] = 0.0;  // sign(0) = 0
-  check([](const Tensor& x) { return sign(x); }, [](double a) { return double((a > 0) - (a < 0)); }, t, t, v);
+  check([](const Tensor& x) { return sign(x); }, [](double a) { return double((a > 0) - (a < 0)); },
+        t, t, v);
 }
 
 TEST_P(ForwardUnary, Clamp) {
@@ -105,32 +122,32 @@ TEST_P(ForwardUnary, Clamp) {
 
 TEST_P(ForwardUnary, Exp) {
   const DType t = GetParam();
-  check([](const Tensor& x) { return exp(x); }, [](double a) { return std::exp(a); }, t, float_result(t),
-        sample(t, 7));
+  check([](const Tensor& x) { return exp(x); }, [](double a) { return std::exp(a); }, t,
+        float_result(t), sample(t, 7));
 }
 
 TEST_P(ForwardUnary, Log) {
   const DType t = GetParam();
-  check([](const Tensor& x) { return log(x); }, [](double a) { return std::log(a); }, t, float_result(t),
-        positive(t, 8));
+  check([](const Tensor& x) { return log(x); }, [](double a) { return std::log(a); }, t,
+        float_result(t), positive(t, 8));
 }
 
 TEST_P(ForwardUnary, Sqrt) {
   const DType t = GetParam();
-  check([](const Tensor& x) { return sqrt(x); }, [](double a) { return std::sqrt(a); }, t, float_result(t),
-        positive(t, 9));
+  check([](const Tensor& x) { return sqrt(x); }, [](double a) { return std::sqrt(a); }, t,
+        float_result(t), positive(t, 9));
 }
 
 TEST_P(ForwardUnary, Tanh) {
   const DType t = GetParam();
-  check([](const Tensor& x) { return tanh(x); }, [](double a) { return std::tanh(a); }, t, float_result(t),
-        sample(t, 10));
+  check([](const Tensor& x) { return tanh(x); }, [](double a) { return std::tanh(a); }, t,
+        float_result(t), sample(t, 10));
 }
 
 TEST_P(ForwardUnary, Sigmoid) {
   const DType t = GetParam();
-  check([](const Tensor& x) { return sigmoid(x); }, [](double a) { return 1.0 / (1.0 + std::exp(-a)); }, t,
-        float_result(t), sample(t, 11));
+  check([](const Tensor& x) { return sigmoid(x); },
+        [](double a) { return 1.0 / (1.0 + std::exp(-a)); }, t, float_result(t), sample(t, 11));
 }
 
 TEST_P(ForwardUnary, PowScalar) {
@@ -153,14 +170,16 @@ TEST(ForwardUnaryExtra, SigmoidAndExpExtremes) {
   // Large |x|: sigmoid must not overflow to NaN; exp overflows to inf like the reference.
   const Values v{-800.0, -30.0, 0.0, 30.0, 800.0};
   const Tensor x = make(v, {5}, DType::f64);
-  EXPECT_TRUE(matches(sigmoid(x), DType::f64,
-                      ref_unary(v, {5}, [](double a) { return a >= 0 ? 1.0 / (1.0 + std::exp(-a))
-                                                                       : std::exp(a) / (1.0 + std::exp(a)); })));
+  EXPECT_TRUE(matches(sigmoid(x), DType::f64, ref_unary(v, {5}, [](double a) {
+                        return a >= 0 ? 1.0 / (1.0 + std::exp(-a))
+                                      : std::exp(a) / (1.0 + std::exp(a));
+                      })));
   EXPECT_TRUE(matches(exp(x), DType::f64, ref_unary(v, {5}, [](double a) { return std::exp(a); })));
   const Tensor y = make(v, {5}, DType::f32);
-  EXPECT_TRUE(matches(sigmoid(y), DType::f32,
-                      ref_unary(v, {5}, [](double a) { return a >= 0 ? 1.0 / (1.0 + std::exp(-a))
-                                                                       : std::exp(a) / (1.0 + std::exp(a)); })));
+  EXPECT_TRUE(matches(sigmoid(y), DType::f32, ref_unary(v, {5}, [](double a) {
+                        return a >= 0 ? 1.0 / (1.0 + std::exp(-a))
+                                      : std::exp(a) / (1.0 + std::exp(a));
+                      })));
 }
 
 TEST(ForwardUnaryExtra, LargeInputsUseThreads) {
@@ -168,20 +187,24 @@ TEST(ForwardUnaryExtra, LargeInputsUseThreads) {
   const Values v = uniform(200 * 200, 21, -3.0, 3.0);
   const Tensor x = make(v, {200, 200}, DType::f32);
   const Values xv = exadnn::testing::values(x);
-  EXPECT_TRUE(matches(tanh(x), DType::f32, ref_unary(xv, {200, 200}, [](double a) { return std::tanh(a); })));
+  EXPECT_TRUE(matches(tanh(x), DType::f32,
+                      ref_unary(xv, {200, 200}, [](double a) { return std::tanh(a); })));
   const Tensor xt = x.t();
   EXPECT_TRUE(matches(relu(xt), DType::f32,
-                      ref_unary(exadnn::testing::values(xt), {200, 200}, [](double a) { return a > 0 ? a : 0.0; })));
+                      ref_unary(exadnn::testing::values(xt), {200, 200},
+                                [](double a) { return a > 0 ? a : 0.0; })));
   const Tensor xs = x.slice(1, 0, 200, 3);  // [200, 67], stride 3
-  EXPECT_TRUE(matches(exp(xs), DType::f32,
-                      ref_unary(exadnn::testing::values(xs), xs.shape(), [](double a) { return std::exp(a); })));
+  EXPECT_TRUE(matches(
+      exp(xs), DType::f32,
+      ref_unary(exadnn::testing::values(xs), xs.shape(), [](double a) { return std::exp(a); })));
 }
 
 TEST(ForwardUnaryExtra, ExpOfI32IsF32) {
   const Tensor x = from_vector<int32_t>({0, 1, 2, -1});
   const Tensor y = exp(x);
   EXPECT_EQ(y.dtype(), DType::f32);
-  EXPECT_TRUE(matches(y, DType::f32, ref_unary({0, 1, 2, -1}, {4}, [](double a) { return std::exp(a); })));
+  EXPECT_TRUE(
+      matches(y, DType::f32, ref_unary({0, 1, 2, -1}, {4}, [](double a) { return std::exp(a); })));
 }
 
 TEST(ForwardUnaryExtra, ClampU8WithBoundsOutsideItsRange) {

@@ -8,11 +8,11 @@ using exadnn::optest::distinct;
 using exadnn::optest::leaf;
 using exadnn::optest::uniform;
 using exadnn::optest::Values;
-using exadnn::testing::gradcheck;
 using exadnn::testing::all_close;
-using exadnn::testing::tolerance_for;
+using exadnn::testing::gradcheck;
 using exadnn::testing::random_leaf;
 using exadnn::testing::strided_leaf;
+using exadnn::testing::tolerance_for;
 
 namespace {
 
@@ -69,10 +69,18 @@ Tensor grid_b(uint64_t seed, const Shape& shape, bool strided) {
   return leaf(distinct(shape.numel(), seed, 0.08), shape, strided);
 }
 
-TEST(GradBinary, Add) { check_all_layouts([](auto& a, auto& b) { return add(a, b); }, normal, normal); }
-TEST(GradBinary, Sub) { check_all_layouts([](auto& a, auto& b) { return sub(a, b); }, normal, normal); }
-TEST(GradBinary, Mul) { check_all_layouts([](auto& a, auto& b) { return mul(a, b); }, normal, normal); }
-TEST(GradBinary, Div) { check_all_layouts([](auto& a, auto& b) { return div(a, b); }, normal, nonzero); }
+TEST(GradBinary, Add) {
+  check_all_layouts([](auto& a, auto& b) { return add(a, b); }, normal, normal);
+}
+TEST(GradBinary, Sub) {
+  check_all_layouts([](auto& a, auto& b) { return sub(a, b); }, normal, normal);
+}
+TEST(GradBinary, Mul) {
+  check_all_layouts([](auto& a, auto& b) { return mul(a, b); }, normal, normal);
+}
+TEST(GradBinary, Div) {
+  check_all_layouts([](auto& a, auto& b) { return div(a, b); }, normal, nonzero);
+}
 TEST(GradBinary, PowPositiveBase) {
   check_all_layouts([](auto& a, auto& b) { return pow(a, b); }, positive, normal);
 }
@@ -91,7 +99,8 @@ TEST(GradBinary, SameTensorOnBothSides) {
   // x * x and x - x route two gradients into one leaf.
   const Tensor x = random_leaf({3, 4}, 21);
   EXPECT_TRUE(gradcheck([](const std::vector<Tensor>& in) { return mul(in[0], in[0]); }, {x}));
-  EXPECT_TRUE(gradcheck([](const std::vector<Tensor>& in) { return add(in[0], in[0].t().t()); }, {x}));
+  EXPECT_TRUE(
+      gradcheck([](const std::vector<Tensor>& in) { return add(in[0], in[0].t().t()); }, {x}));
   const Tensor y = random_leaf({3, 4}, 22);
   Tensor z = mul(y, y);
   sum(z).backward();
@@ -129,8 +138,8 @@ void check_unary_layouts(const std::function<Tensor(const Tensor&)>& f, const Ma
   EXPECT_TRUE(one(make(32, {}, false))) << "0-d";
   EXPECT_TRUE(one(make(33, {2, 3, 4}, true))) << "strided";
   const Tensor x = make(34, {4, 6}, false);
-  EXPECT_TRUE(gradcheck([&](const std::vector<Tensor>& in) { return f(in[0].t().slice(0, 1, 6, 2)); },
-                        {x}))
+  EXPECT_TRUE(
+      gradcheck([&](const std::vector<Tensor>& in) { return f(in[0].t().slice(0, 1, 6, 2)); }, {x}))
       << "view inside f";
 }
 
@@ -156,8 +165,7 @@ TEST(GradScalarOps, GradientValues) {
   // difference of the same wrong forward.
   const Tensor x = leaf({0.5, -1.0, 2.0, 4.0}, {4});
   sum(2.0 / x).backward();
-  EXPECT_TRUE(all_close(x.grad(), {-8.0, -2.0, -0.5, -0.125},
-                                 tolerance_for(DType::f64)));
+  EXPECT_TRUE(all_close(x.grad(), {-8.0, -2.0, -0.5, -0.125}, tolerance_for(DType::f64)));
   const Tensor y = leaf({0.5, -1.0, 2.0}, {3});
   sum((1.0 - y) * 3.0).backward();
   EXPECT_TRUE(all_close(y.grad(), {-3.0, -3.0, -3.0}, tolerance_for(DType::f64)));

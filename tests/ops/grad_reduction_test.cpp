@@ -8,8 +8,8 @@ using exadnn::optest::distinct;
 using exadnn::optest::leaf;
 using exadnn::optest::uniform;
 using exadnn::optest::Values;
-using exadnn::testing::gradcheck;
 using exadnn::testing::all_close;
+using exadnn::testing::gradcheck;
 using exadnn::testing::tolerance_for;
 
 namespace {
@@ -24,9 +24,9 @@ struct AxisCase {
 // Axis sets over a [2,3,4] input: single, several, negative, all (empty and listed), unordered.
 const std::vector<AxisCase>& axis_cases() {
   static const std::vector<AxisCase> cases{
-      {{0}, false},     {{1}, true},          {{2}, false},     {{-1}, true},
-      {{0, 2}, false},  {{2, 0}, true},       {{-1, -3}, false}, {{1, 2}, true},
-      {{}, false},      {{}, true},           {{0, 1, 2}, false}, {{-3, -2, -1}, true}};
+      {{0}, false},    {{1}, true},    {{2}, false},       {{-1}, true},
+      {{0, 2}, false}, {{2, 0}, true}, {{-1, -3}, false},  {{1, 2}, true},
+      {{}, false},     {{}, true},     {{0, 1, 2}, false}, {{-3, -2, -1}, true}};
   return cases;
 }
 
@@ -42,12 +42,15 @@ void check_reduction(const ReduceFn& f, const std::function<Values(int64_t, uint
   uint64_t seed = 1;
   for (const AxisCase& c : axis_cases()) {
     auto g = [&](const std::vector<Tensor>& in) { return f(in[0], c.axes, c.keepdim); };
-    EXPECT_TRUE(gradcheck(g, {leaf(values(24, seed++), {2, 3, 4})})) << "contiguous, " << describe(c);
+    EXPECT_TRUE(gradcheck(g, {leaf(values(24, seed++), {2, 3, 4})}))
+        << "contiguous, " << describe(c);
     EXPECT_TRUE(gradcheck(g, {leaf(values(24, seed++), {2, 3, 4}, /*strided=*/true)}))
         << "strided, " << describe(c);
     // a [2,3,4] view of a [4,3,2] leaf through permute
     EXPECT_TRUE(gradcheck(
-        [&](const std::vector<Tensor>& in) { return f(in[0].permute({2, 1, 0}), c.axes, c.keepdim); },
+        [&](const std::vector<Tensor>& in) {
+          return f(in[0].permute({2, 1, 0}), c.axes, c.keepdim);
+        },
         {leaf(values(24, seed++), {4, 3, 2})}))
         << "permuted view, " << describe(c);
   }
@@ -63,21 +66,29 @@ void check_reduction(const ReduceFn& f, const std::function<Values(int64_t, uint
       << "rows of [5,20]";
 }
 
-Values normal_values(int64_t n, uint64_t seed) { return uniform(n, seed, -2.0, 2.0); }
+Values normal_values(int64_t n, uint64_t seed) {
+  return uniform(n, seed, -2.0, 2.0);
+}
 // Distinct values (>= 0.1 apart) so no slice has a tie near its max or min.
-Values distinct_values(int64_t n, uint64_t seed) { return distinct(n, seed); }
+Values distinct_values(int64_t n, uint64_t seed) {
+  return distinct(n, seed);
+}
 
 TEST(GradReduction, Sum) {
-  check_reduction([](const Tensor& x, const Axes& a, bool k) { return sum(x, a, k); }, normal_values);
+  check_reduction([](const Tensor& x, const Axes& a, bool k) { return sum(x, a, k); },
+                  normal_values);
 }
 TEST(GradReduction, Mean) {
-  check_reduction([](const Tensor& x, const Axes& a, bool k) { return mean(x, a, k); }, normal_values);
+  check_reduction([](const Tensor& x, const Axes& a, bool k) { return mean(x, a, k); },
+                  normal_values);
 }
 TEST(GradReduction, Max) {
-  check_reduction([](const Tensor& x, const Axes& a, bool k) { return max(x, a, k); }, distinct_values);
+  check_reduction([](const Tensor& x, const Axes& a, bool k) { return max(x, a, k); },
+                  distinct_values);
 }
 TEST(GradReduction, Min) {
-  check_reduction([](const Tensor& x, const Axes& a, bool k) { return min(x, a, k); }, distinct_values);
+  check_reduction([](const Tensor& x, const Axes& a, bool k) { return min(x, a, k); },
+                  distinct_values);
 }
 TEST(GradReduction, Logsumexp) {
   check_reduction([](const Tensor& x, const Axes& a, bool k) { return logsumexp(x, a, k); },
@@ -93,8 +104,7 @@ TEST(GradReduction, MaxTiesShareGradient) {
   // The gradient is shared equally by tied maxima.
   const Tensor x = leaf({1.0, 3.0, 3.0, 2.0, 5.0, 4.0}, {2, 3});
   sum(max(x, {1})).backward();
-  EXPECT_TRUE(all_close(x.grad(), {0.0, 0.5, 0.5, 0.0, 1.0, 0.0},
-                                 tolerance_for(DType::f64)));
+  EXPECT_TRUE(all_close(x.grad(), {0.0, 0.5, 0.5, 0.0, 1.0, 0.0}, tolerance_for(DType::f64)));
   const Tensor y = leaf({-1.0, -3.0, -1.0, -1.0}, {4});
   min(y).backward();
   EXPECT_TRUE(all_close(y.grad(), {0.0, 1.0, 0.0, 0.0}, tolerance_for(DType::f64)));
@@ -103,8 +113,7 @@ TEST(GradReduction, MaxTiesShareGradient) {
 TEST(GradReduction, KnownValues) {
   const Tensor x = leaf({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
   sum(mean(x, {0}) * 6.0).backward();  // d/dx = 6 / 2
-  EXPECT_TRUE(all_close(x.grad(), {3.0, 3.0, 3.0, 3.0, 3.0, 3.0},
-                                 tolerance_for(DType::f64)));
+  EXPECT_TRUE(all_close(x.grad(), {3.0, 3.0, 3.0, 3.0, 3.0, 3.0}, tolerance_for(DType::f64)));
 }
 
 TEST(GradReduction, Composite) {

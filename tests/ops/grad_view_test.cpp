@@ -4,11 +4,11 @@
 #include "op_test_util.h"
 
 using namespace exadnn;
-using exadnn::testing::gradcheck;
 using exadnn::testing::all_close;
-using exadnn::testing::tolerance_for;
+using exadnn::testing::gradcheck;
 using exadnn::testing::random_leaf;
 using exadnn::testing::strided_leaf;
+using exadnn::testing::tolerance_for;
 
 namespace {
 
@@ -34,7 +34,7 @@ TEST(GradView, Reshape) {
   check_view({2, 3, 4}, [](const Tensor& x) { return x.reshape({4, -1}); });
   check_view({2, 3, 4}, [](const Tensor& x) { return x.reshape({24}); });
   check_view({3, 4}, [](const Tensor& x) { return x.t().reshape({2, 6}); });  // needs a copy
-  check_view({3, 4}, [](const Tensor& x) { return x.reshape({3, 4}); });     // same shape
+  check_view({3, 4}, [](const Tensor& x) { return x.reshape({3, 4}); });      // same shape
 }
 
 TEST(GradView, View) {
@@ -127,7 +127,12 @@ TEST(GradView, ToDtypeGradientKeepsSourceDtype) {
 
 TEST(GradView, ChainOfViews) {
   check_view({2, 3, 4}, [](const Tensor& x) {
-    return x.permute({1, 0, 2}).slice(2, 0, 4, 2).reshape({3, 4}).t().unsqueeze(0).expand({2, 4, 3});
+    return x.permute({1, 0, 2})
+        .slice(2, 0, 4, 2)
+        .reshape({3, 4})
+        .t()
+        .unsqueeze(0)
+        .expand({2, 4, 3});
   });
 }
 
@@ -135,7 +140,8 @@ TEST(GradView, OverlappingSubviewsAccumulate) {
   // Two views of one leaf whose gradients overlap add up.
   const Tensor x = random_leaf({6}, 5);
   EXPECT_TRUE(gradcheck(
-      [](const std::vector<Tensor>& in) { return in[0].narrow(0, 0, 4) * in[0].narrow(0, 2, 4); }, {x}));
+      [](const std::vector<Tensor>& in) { return in[0].narrow(0, 0, 4) * in[0].narrow(0, 2, 4); },
+      {x}));
   const Tensor y = random_leaf({4}, 6);
   sum(y.narrow(0, 0, 3)).backward(Tensor(), /*retain_graph=*/false);
   sum(y.narrow(0, 1, 3)).backward();

@@ -33,7 +33,8 @@ inline Values integers(int64_t n, uint64_t seed, int64_t lo, int64_t hi) {
   Generator gen(seed);
   Values v(static_cast<size_t>(n));
   for (auto& x : v)
-    x = static_cast<double>(lo + static_cast<int64_t>(gen.uniform() * static_cast<double>(hi - lo + 1)));
+    x = static_cast<double>(lo +
+                            static_cast<int64_t>(gen.uniform() * static_cast<double>(hi - lo + 1)));
   return v;
 }
 
@@ -141,7 +142,8 @@ inline Ref ref_where(const Values& c, const Shape& sc, const Values& a, const Sh
   r.values.resize(static_cast<size_t>(r.shape.numel()));
   for (int64_t i = 0; i < r.shape.numel(); ++i) {
     const auto idx = unravel(i, r.shape);
-    r.values[i] = c[source_index(idx, sc)] != 0.0 ? a[source_index(idx, sa)] : b[source_index(idx, sb)];
+    r.values[i] =
+        c[source_index(idx, sc)] != 0.0 ? a[source_index(idx, sa)] : b[source_index(idx, sb)];
   }
   return r;
 }
@@ -174,10 +176,18 @@ inline Ref ref_reduce(const Values& x, const Shape& shape, const std::vector<int
   return r;
 }
 
-inline double fold_sum(const Values& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
-inline double fold_mean(const Values& v) { return fold_sum(v) / static_cast<double>(v.size()); }
-inline double fold_max(const Values& v) { return *std::max_element(v.begin(), v.end()); }
-inline double fold_min(const Values& v) { return *std::min_element(v.begin(), v.end()); }
+inline double fold_sum(const Values& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0);
+}
+inline double fold_mean(const Values& v) {
+  return fold_sum(v) / static_cast<double>(v.size());
+}
+inline double fold_max(const Values& v) {
+  return *std::max_element(v.begin(), v.end());
+}
+inline double fold_min(const Values& v) {
+  return *std::min_element(v.begin(), v.end());
+}
 inline double fold_logsumexp(const Values& v) {
   const double m = fold_max(v);
   double s = 0.0;
@@ -194,7 +204,8 @@ inline double fold_arg(const Values& v, bool is_max) {
 
 /// Arg-reduction along one axis.
 inline Ref ref_arg(const Values& x, const Shape& shape, int64_t axis, bool keepdim, bool is_max) {
-  return ref_reduce(x, shape, {axis}, keepdim, [is_max](const Values& v) { return fold_arg(v, is_max); });
+  return ref_reduce(x, shape, {axis}, keepdim,
+                    [is_max](const Values& v) { return fold_arg(v, is_max); });
 }
 
 /// NumPy matmul of a [..., m, k] and b [..., k, n] (1-D operands promoted and the added axis
@@ -232,16 +243,20 @@ inline Ref ref_matmul(const Values& a, Shape sa, const Values& b, Shape sb) {
 /// `t` has dtype `dtype`, the reference's shape, and values within tolerance_for(dtype).
 inline ::testing::AssertionResult matches(const Tensor& t, DType dtype, const Ref& ref) {
   if (t.dtype() != dtype)
-    return ::testing::AssertionFailure() << "dtype " << dtype_name(t.dtype()) << ", expected "
-                                         << dtype_name(dtype);
+    return ::testing::AssertionFailure()
+           << "dtype " << dtype_name(t.dtype()) << ", expected " << dtype_name(dtype);
   if (t.shape() != ref.shape)
     return ::testing::AssertionFailure() << "shape " << t.shape() << ", expected " << ref.shape;
   return testing::all_close(t, ref.values, testing::tolerance_for(dtype));
 }
 
 /// Message fragments of the dispatch error for an (op, dtype) pair the CPU backend lacks.
-inline std::string no_kernel(const char* op) { return std::string("no kernel for op '") + op + "'"; }
-inline std::string with_dtype(DType t) { return std::string("with dtype '") + dtype_name(t) + "'"; }
+inline std::string no_kernel(const char* op) {
+  return std::string("no kernel for op '") + op + "'";
+}
+inline std::string with_dtype(DType t) {
+  return std::string("with dtype '") + dtype_name(t) + "'";
+}
 
 /// Test-name suffix for dtype-parameterised tests.
 struct DTypeName {
@@ -259,11 +274,15 @@ inline const std::vector<DType>& all_dtypes() {
 /// Sample values that suit dtype: small integers (non-negative for u8, 0/1 for bool) or floats.
 inline Values sample_for(DType dtype, int64_t n, uint64_t seed) {
   switch (dtype) {
-    case DType::boolean: return integers(n, seed, 0, 1);
-    case DType::u8: return integers(n, seed, 0, 9);
+    case DType::boolean:
+      return integers(n, seed, 0, 1);
+    case DType::u8:
+      return integers(n, seed, 0, 9);
     case DType::i32:
-    case DType::i64: return integers(n, seed, -9, 9);
-    default: return uniform(n, seed, -2.0, 2.0);
+    case DType::i64:
+      return integers(n, seed, -9, 9);
+    default:
+      return uniform(n, seed, -2.0, 2.0);
   }
 }
 

@@ -62,8 +62,8 @@ TEST(Solve, SingularMatrixIsNamed) {
 TEST(Solve, BadShapesAndTypes) {
   EXPECT_EXADNN_ERROR(solve(ones({2, 3}, DType::f64), ones({2}, DType::f64)), "solve", "square",
                       "[2, 3]");
-  EXPECT_EXADNN_ERROR(solve(ones({3, 3}, DType::f64), ones({2, 1}, DType::f64)), "solve",
-                      "[2, 1]", "[3, 3]");
+  EXPECT_EXADNN_ERROR(solve(ones({3, 3}, DType::f64), ones({2, 1}, DType::f64)), "solve", "[2, 1]",
+                      "[3, 3]");
   EXPECT_EXADNN_ERROR(solve(ones({2, 2}, DType::f64), ones({2}, DType::f32)), "solve", "f64",
                       "f32");
   EXPECT_EXADNN_ERROR(solve(ones({2, 2}, DType::i32), ones({2}, DType::i32)), "solve", "i32");

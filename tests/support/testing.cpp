@@ -5,14 +5,16 @@
 
 namespace exadnn::testing {
 
-std::vector<double> values(const Tensor& t) { return to_vector<double>(t); }
+std::vector<double> values(const Tensor& t) {
+  return to_vector<double>(t);
+}
 
 ::testing::AssertionResult all_close(const Tensor& actual, const std::vector<double>& expected,
                                      Tolerance tol) {
   const std::vector<double> got = values(actual);
   if (got.size() != expected.size())
-    return ::testing::AssertionFailure() << "size " << got.size() << " vs expected "
-                                         << expected.size();
+    return ::testing::AssertionFailure()
+           << "size " << got.size() << " vs expected " << expected.size();
   int64_t bad = 0;
   std::ostringstream report;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -22,15 +24,14 @@ std::vector<double> values(const Tensor& t) { return to_vector<double>(t); }
     if (!ok && bad++ < 5) report << "\n  [" << i << "] got " << a << ", expected " << e;
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << got.size()
-                                       << " elements differ (rtol " << tol.rtol << ", atol "
-                                       << tol.atol << "):" << report.str();
+  return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements differ (rtol "
+                                       << tol.rtol << ", atol " << tol.atol << "):" << report.str();
 }
 
 ::testing::AssertionResult all_close(const Tensor& actual, const Tensor& expected) {
   if (actual.shape() != expected.shape())
-    return ::testing::AssertionFailure() << "shape " << actual.shape() << " vs expected "
-                                         << expected.shape();
+    return ::testing::AssertionFailure()
+           << "shape " << actual.shape() << " vs expected " << expected.shape();
   return all_close(actual, values(expected), tolerance_for(actual.dtype()));
 }
 
@@ -67,8 +68,8 @@ double* element(const Tensor& t, int64_t linear) {
   int64_t bad = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& x = inputs[i];
-    const std::vector<double> a = analytic[i].defined() ? values(analytic[i])
-                                                        : std::vector<double>(x.numel(), 0.0);
+    const std::vector<double> a =
+        analytic[i].defined() ? values(analytic[i]) : std::vector<double>(x.numel(), 0.0);
     for (int64_t j = 0; j < x.numel(); ++j) {
       double* p = element(x, j);
       const double saved = *p;

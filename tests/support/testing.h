@@ -37,14 +37,14 @@ Tensor strided_leaf(const Shape& shape, uint64_t seed = 1);
 }  // namespace exadnn::testing
 
 /// Expects `statement` to throw exadnn::Error whose message contains every string listed.
-#define EXPECT_EXADNN_ERROR(statement, ...)                                                   \
-  do {                                                                                         \
-    try {                                                                                      \
-      statement;                                                                               \
-      ADD_FAILURE() << "expected exadnn::Error from: " #statement;                            \
-    } catch (const ::exadnn::Error& e) {                                                       \
-      for (const std::string& fragment : std::vector<std::string>{__VA_ARGS__})                \
-        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)                     \
-            << "message \"" << e.what() << "\" lacks \"" << fragment << "\"";                  \
-    }                                                                                          \
+#define EXPECT_EXADNN_ERROR(statement, ...)                                     \
+  do {                                                                          \
+    try {                                                                       \
+      statement;                                                                \
+      ADD_FAILURE() << "expected exadnn::Error from: " #statement;              \
+    } catch (const ::exadnn::Error& e) {                                        \
+      for (const std::string& fragment : std::vector<std::string>{__VA_ARGS__}) \
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos)      \
+            << "message \"" << e.what() << "\" lacks \"" << fragment << "\"";   \
+    }                                                                           \
   } while (0)

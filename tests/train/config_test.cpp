@@ -21,11 +21,12 @@ TEST(Config, DefaultIsTheFashionMnistMlp) {
 
 TEST(Config, OverridesApplyBeforeChecking) {
   const train::TrainConfig c = parse_config(train::default_config_yaml(), "default",
-                                          {"optimizer.lr=0.1", "epochs=1", "data.batch_size=64"});
+                                            {"optimizer.lr=0.1", "epochs=1", "data.batch_size=64"});
   EXPECT_DOUBLE_EQ(c.optimizer.lr, 0.1);
   EXPECT_EQ(c.epochs, 1);
   EXPECT_EQ(c.data.batch_size, 64);
-  EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml(), "default", {"epochs"}), "key=value");
+  EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml(), "default", {"epochs"}),
+                      "key=value");
   EXPECT_EXADNN_ERROR(parse_config(train::default_config_yaml(), "default", {"epochs=zero"}),
                       "'epochs' must be a whole number from 1 to 1000000, got 'zero'");
 }
@@ -86,8 +87,8 @@ TEST(Config, PrecisionIsFp32Bf16OrFp16) {
                                    "default", {"precision=fp16"}),
                       "'precision: fp16' (loss scaling) runs in one process or with",
                       "use bf16 with the other modes");
-  EXPECT_EQ(parse_config(train::default_config_yaml() + "distributed: {mode: allreduce}\n", "default",
-                         {"precision=fp16"})
+  EXPECT_EQ(parse_config(train::default_config_yaml() + "distributed: {mode: allreduce}\n",
+                         "default", {"precision=fp16"})
                 .precision,
             "fp16");
 }

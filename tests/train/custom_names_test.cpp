@@ -1,17 +1,17 @@
 // Layers and losses registered from C++ under a name of the user's are usable from a YAML config
 // like the built-in ones (issue 15), and every unknown name is one error listing the known ones.
-#include "exadnn/train/config.h"
 #include "exadnn/data/idx.h"
 #include "exadnn/exadnn.h"
+#include "exadnn/train/config.h"
 #include "exadnn/train/datasets.h"
 #include "exadnn/train/layers.h"
 #include "exadnn/train/losses.h"
 #include "exadnn/train/optimizers.h"
 #include "exadnn/train/schedulers.h"
 #include "exadnn/train/strategies.h"
+#include "exadnn/train/trainer.h"
 #include "testing.h"
 #include "tiny_idx.h"
-#include "exadnn/train/trainer.h"
 
 using namespace exadnn;
 using exadnn::fixtures::scratch;
@@ -80,7 +80,8 @@ TEST(CustomNames, ALayerAndALossRegisteredFromCppTrainFromYaml) {
   EXPECT_GT(train::Trainer(c).fit(), 0.9);  // the 3 quadrant classes are learnt
   // The custom layer's settings are checked like the built-ins'.
   EXPECT_EXADNN_ERROR(
-      train::parse_config(tiny_yaml(dir, "  - feature_gain: {init: 99, gain: 1}\n", "mse"), "c.yaml"),
+      train::parse_config(tiny_yaml(dir, "  - feature_gain: {init: 99, gain: 1}\n", "mse"),
+                          "c.yaml"),
       "c.yaml:3: unknown key 'gain' in layer feature_gain (allowed: init)",
       "'layer feature_gain.init' must be a finite number from -10 to 10, got '99'");
   EXPECT_EXADNN_ERROR(train::layers().add("feature_gain", {}),
@@ -126,11 +127,13 @@ TEST(CustomNames, UnknownNamesListTheKnownOnesWithTheirLines) {
   const std::string yaml =
       tiny_yaml(dir, "  - flatten\n  - dense: {out: 3}\n", "hinge") + "distributed: {mode: ring}\n";
   EXPECT_EXADNN_ERROR(
-      train::parse_config(yaml, "u.yaml",
-                          {"optimizer.name=lbfgs", "scheduler.name=linear", "data.dataset=imagenet"}),
+      train::parse_config(
+          yaml, "u.yaml",
+          {"optimizer.name=lbfgs", "scheduler.name=linear", "data.dataset=imagenet"}),
       "6 problems",
       "u.yaml:9: 'distributed.mode' is 'ring' (known: allreduce, async_rma, hogwild, param_server, "
-      "threads_locked, threads_sync;", "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
+      "threads_locked, threads_sync;",
+      "u.yaml:4: unknown layer 'dense' (allowed: ", "flatten, gelu",
       "'config.loss' is 'hinge' (allowed: ", "cross_entropy", "huber, l1, mse",
       "'optimizer.name' is 'lbfgs' (allowed: adagrad, adam, adamw, rmsprop, sgd)",
       "'data.dataset' is 'imagenet' (allowed: ", "csv, fashion-mnist, hdf5, idx, mnist",

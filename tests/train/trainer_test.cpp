@@ -24,7 +24,8 @@ train::TrainConfig tiny_in(const fs::path& dir, int epochs) {
 
 TEST(Trainer, HooksSeeEveryStepEpochAndCheckpoint) {
   const exadnn::testing::ScratchDir dir("exadnn_train_");
-  train::Trainer trainer(tiny_in(dir.path(), 2), {.checkpoint_dir = (dir.path() / "ckpt").string()});
+  train::Trainer trainer(tiny_in(dir.path(), 2),
+                         {.checkpoint_dir = (dir.path() / "ckpt").string()});
   std::vector<int64_t> starts, step_epochs, epochs, checkpoint_epochs;
   int64_t examples = 0;
   trainer.on_epoch_start([&](int64_t epoch, int64_t last, int64_t batches) {

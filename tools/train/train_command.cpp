@@ -42,9 +42,8 @@ double train(const train::TrainConfig& config, const train::TrainOptions& option
   trainer.on_epoch_start([&](int64_t epoch, int64_t epochs, int64_t batches) {
     progress.start_epoch(epoch, epochs, batches);
   });
-  trainer.on_step([&](const train::StepEvent& step) {
-    progress.update(step.index, step.examples, step.loss);
-  });
+  trainer.on_step(
+      [&](const train::StepEvent& step) { progress.update(step.index, step.examples, step.loss); });
   trainer.on_epoch([&](const train::EpochRecord& e) {
     progress.end_epoch(e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds);
   });

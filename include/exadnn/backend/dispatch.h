@@ -16,6 +16,8 @@ namespace exadnn {
 #include "exadnn/backend/nn_ops.def"
 #include "exadnn/backend/optim_ops.def"
 
+// The lists are laid out by hand (one family of ops per line), not by clang-format.
+// clang-format off
 // X-macro list of dispatched ops: (name, kernel signature type from backend/*kernels.h).
 #define EXADNN_FOR_EACH_OP(X)                                                      \
   EXADNN_FOR_EACH_CORE_OP(X) EXADNN_FOR_EACH_NN_OP(X) EXADNN_FOR_EACH_OPTIM_OP(X)
@@ -38,6 +40,7 @@ namespace exadnn {
   X(sum, ReduceKernel) X(max, ReduceKernel) X(min, ReduceKernel)                    \
   X(argmax, ArgReduceKernel) X(argmin, ArgReduceKernel)                             \
   X(gemm, GemmKernel) X(solve, SolveKernel)
+// clang-format on
 
 /// Identifier of a dispatched op.
 enum class OpId : uint16_t {

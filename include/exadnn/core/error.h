@@ -33,7 +33,7 @@ std::string cat(const Args&... args) {
 }  // namespace exadnn
 
 /// Throws exadnn::Error(where, message...) unless `cond` holds.
-#define EXADNN_CHECK(cond, where, ...)                                      \
-  do {                                                                      \
+#define EXADNN_CHECK(cond, where, ...)                                               \
+  do {                                                                               \
     if (!(cond)) throw ::exadnn::Error((where), ::exadnn::detail::cat(__VA_ARGS__)); \
   } while (0)

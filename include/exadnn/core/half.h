@@ -20,8 +20,8 @@ constexpr uint16_t float_to_half_bits(float f) noexcept {
     return static_cast<uint16_t>(sign | 0x7c00u | payload);
   }
   const int32_t exponent = static_cast<int32_t>(ax >> 23) - 127 + 15;  // half's biased exponent
-  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7c00u);  // |f| >= 2^16: Inf
-  uint32_t mantissa = (ax & 0x7fffffu) | 0x800000u;  // 24 significant bits
+  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7c00u);    // |f| >= 2^16: Inf
+  uint32_t mantissa = (ax & 0x7fffffu) | 0x800000u;                    // 24 significant bits
   uint32_t shift = 13;
   uint32_t base = 0;
   if (exponent >= 1) {
@@ -52,7 +52,8 @@ constexpr float half_bits_to_float(uint16_t h) noexcept {
       --e;
     }
     mantissa &= 0x3ffu;
-    return std::bit_cast<float>(sign | (static_cast<uint32_t>(e - 15 + 127) << 23) | (mantissa << 13));
+    return std::bit_cast<float>(sign | (static_cast<uint32_t>(e - 15 + 127) << 23) |
+                                (mantissa << 13));
   }
   return std::bit_cast<float>(sign | ((exponent - 15 + 127) << 23) | (mantissa << 13));
 }

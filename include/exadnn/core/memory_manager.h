@@ -23,13 +23,13 @@ const char* memory_kind_name(MemoryKind k) noexcept;
 
 /// Allocation statistics of one memory kind.
 struct MemoryStats {
-  size_t bytes_in_use = 0;       ///< bytes handed out and not yet freed (size-class rounded)
-  size_t peak_bytes = 0;         ///< highest bytes_in_use since start or reset_peak
-  size_t allocation_count = 0;   ///< number of allocate() calls served
-  size_t live_blocks = 0;        ///< blocks handed out and not yet freed
-  size_t cached_bytes = 0;       ///< bytes held in the cache, ready for reuse
-  size_t cache_hits = 0;         ///< allocate() calls served from the cache
-  size_t system_allocations = 0; ///< calls that reached the backend's raw allocator
+  size_t bytes_in_use = 0;        ///< bytes handed out and not yet freed (size-class rounded)
+  size_t peak_bytes = 0;          ///< highest bytes_in_use since start or reset_peak
+  size_t allocation_count = 0;    ///< number of allocate() calls served
+  size_t live_blocks = 0;         ///< blocks handed out and not yet freed
+  size_t cached_bytes = 0;        ///< bytes held in the cache, ready for reuse
+  size_t cache_hits = 0;          ///< allocate() calls served from the cache
+  size_t system_allocations = 0;  ///< calls that reached the backend's raw allocator
 };
 
 /// The raw allocator and copy engine of one memory kind.

@@ -16,8 +16,8 @@ class BatchNorm : public Module {
   std::string name() const override;
   std::string extra_repr() const override;
 
-  Tensor weight, bias;                 ///< [C]: ones, zeros
-  Tensor running_mean, running_var;    ///< [C]: zeros, ones (buffers)
+  Tensor weight, bias;               ///< [C]: ones, zeros
+  Tensor running_mean, running_var;  ///< [C]: zeros, ones (buffers)
 
  private:
   int64_t channels_, spatial_dims_;
@@ -27,14 +27,16 @@ class BatchNorm : public Module {
 /// BatchNorm over [N, C] or [N, C, L].
 class BatchNorm1d : public BatchNorm {
  public:
-  explicit BatchNorm1d(int64_t channels, double eps = 1e-5, double momentum = 0.1, bool affine = true)
+  explicit BatchNorm1d(int64_t channels, double eps = 1e-5, double momentum = 0.1,
+                       bool affine = true)
       : BatchNorm(channels, 1, eps, momentum, affine) {}
 };
 
 /// BatchNorm over [N, C, H, W].
 class BatchNorm2d : public BatchNorm {
  public:
-  explicit BatchNorm2d(int64_t channels, double eps = 1e-5, double momentum = 0.1, bool affine = true)
+  explicit BatchNorm2d(int64_t channels, double eps = 1e-5, double momentum = 0.1,
+                       bool affine = true)
       : BatchNorm(channels, 2, eps, momentum, affine) {}
 };
 

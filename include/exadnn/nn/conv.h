@@ -11,11 +11,26 @@ class Conv2dOptions {
  public:
   Conv2dOptions(int64_t in_channels, int64_t out_channels, Size2 kernel)
       : in_(in_channels), out_(out_channels), kernel_(kernel) {}
-  Conv2dOptions& stride(Size2 s) { params_.stride = s; return *this; }
-  Conv2dOptions& padding(Size2 p) { params_.padding = p; return *this; }
-  Conv2dOptions& dilation(Size2 d) { params_.dilation = d; return *this; }
-  Conv2dOptions& groups(int64_t g) { params_.groups = g; return *this; }
-  Conv2dOptions& bias(bool on) { bias_ = on; return *this; }
+  Conv2dOptions& stride(Size2 s) {
+    params_.stride = s;
+    return *this;
+  }
+  Conv2dOptions& padding(Size2 p) {
+    params_.padding = p;
+    return *this;
+  }
+  Conv2dOptions& dilation(Size2 d) {
+    params_.dilation = d;
+    return *this;
+  }
+  Conv2dOptions& groups(int64_t g) {
+    params_.groups = g;
+    return *this;
+  }
+  Conv2dOptions& bias(bool on) {
+    bias_ = on;
+    return *this;
+  }
   int64_t in_channels() const { return in_; }
   int64_t out_channels() const { return out_; }
   Size2 kernel() const { return kernel_; }

@@ -29,10 +29,12 @@ void xavier_uniform_(const Tensor& t, double gain = 1.0, Generator* gen = nullpt
 /// N(0, g^2·2/(fan_in+fan_out)).
 void xavier_normal_(const Tensor& t, double gain = 1.0, Generator* gen = nullptr);
 /// U(-b, b) with b = gain(nonlinearity, a)·sqrt(3/fan_in) (fan_out if !fan_in_mode).
-void kaiming_uniform_(const Tensor& t, double a = 0.0, const std::string& nonlinearity = "leaky_relu",
-                      bool fan_in_mode = true, Generator* gen = nullptr);
+void kaiming_uniform_(const Tensor& t, double a = 0.0,
+                      const std::string& nonlinearity = "leaky_relu", bool fan_in_mode = true,
+                      Generator* gen = nullptr);
 /// N(0, (gain/sqrt(fan))^2).
-void kaiming_normal_(const Tensor& t, double a = 0.0, const std::string& nonlinearity = "leaky_relu",
-                     bool fan_in_mode = true, Generator* gen = nullptr);
+void kaiming_normal_(const Tensor& t, double a = 0.0,
+                     const std::string& nonlinearity = "leaky_relu", bool fan_in_mode = true,
+                     Generator* gen = nullptr);
 
 }  // namespace exadnn::nn::init

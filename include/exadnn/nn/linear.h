@@ -9,7 +9,10 @@ namespace exadnn::nn {
 class LinearOptions {
  public:
   LinearOptions(int64_t in_features, int64_t out_features) : in_(in_features), out_(out_features) {}
-  LinearOptions& bias(bool on) { bias_ = on; return *this; }
+  LinearOptions& bias(bool on) {
+    bias_ = on;
+    return *this;
+  }
   int64_t in_features() const { return in_; }
   int64_t out_features() const { return out_; }
   bool bias() const { return bias_; }
@@ -24,7 +27,8 @@ class LinearOptions {
 class Linear : public Module {
  public:
   explicit Linear(const LinearOptions& options);
-  Linear(int64_t in_features, int64_t out_features) : Linear(LinearOptions(in_features, out_features)) {}
+  Linear(int64_t in_features, int64_t out_features)
+      : Linear(LinearOptions(in_features, out_features)) {}
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "Linear"; }
   std::string extra_repr() const override;

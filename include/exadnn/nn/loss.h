@@ -13,7 +13,8 @@ enum class Reduction { mean, sum, none };
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, double label_smoothing = 0.0,
                      Reduction reduction = Reduction::mean);
 /// Negative log-likelihood of log-probabilities [N, C] against class indices [N].
-Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction = Reduction::mean);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target,
+                Reduction reduction = Reduction::mean);
 /// (x - y)^2.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::mean);
 /// |x - y|.

@@ -13,17 +13,35 @@ class AdagradOptions {
  public:
   explicit AdagradOptions(double lr = 1e-2) : lr_(lr) {}
   /// Learning rate (>= 0).
-  AdagradOptions& lr(double v) { lr_ = v; return *this; }
+  AdagradOptions& lr(double v) {
+    lr_ = v;
+    return *this;
+  }
   /// Learning-rate decay (>= 0): step t uses lr / (1 + (t - 1)·lr_decay).
-  AdagradOptions& lr_decay(double v) { lr_decay_ = v; return *this; }
+  AdagradOptions& lr_decay(double v) {
+    lr_decay_ = v;
+    return *this;
+  }
   /// L2 penalty (>= 0) added to the gradient: grad + weight_decay·param.
-  AdagradOptions& weight_decay(double v) { weight_decay_ = v; return *this; }
+  AdagradOptions& weight_decay(double v) {
+    weight_decay_ = v;
+    return *this;
+  }
   /// Starting value (>= 0) of the sum of squared gradients.
-  AdagradOptions& initial_accumulator_value(double v) { initial_accumulator_value_ = v; return *this; }
+  AdagradOptions& initial_accumulator_value(double v) {
+    initial_accumulator_value_ = v;
+    return *this;
+  }
   /// Term added to the denominator (>= 0).
-  AdagradOptions& eps(double v) { eps_ = v; return *this; }
+  AdagradOptions& eps(double v) {
+    eps_ = v;
+    return *this;
+  }
   /// Ascend the objective instead of descending it.
-  AdagradOptions& maximize(bool v) { maximize_ = v; return *this; }
+  AdagradOptions& maximize(bool v) {
+    maximize_ = v;
+    return *this;
+  }
 
   double lr() const { return lr_; }
   double lr_decay() const { return lr_decay_; }

@@ -13,19 +13,40 @@ class RMSpropOptions {
  public:
   explicit RMSpropOptions(double lr = 1e-2) : lr_(lr) {}
   /// Learning rate (>= 0).
-  RMSpropOptions& lr(double v) { lr_ = v; return *this; }
+  RMSpropOptions& lr(double v) {
+    lr_ = v;
+    return *this;
+  }
   /// Smoothing constant (>= 0) of the squared-gradient average.
-  RMSpropOptions& alpha(double v) { alpha_ = v; return *this; }
+  RMSpropOptions& alpha(double v) {
+    alpha_ = v;
+    return *this;
+  }
   /// Term added to the denominator (>= 0).
-  RMSpropOptions& eps(double v) { eps_ = v; return *this; }
+  RMSpropOptions& eps(double v) {
+    eps_ = v;
+    return *this;
+  }
   /// L2 penalty (>= 0) added to the gradient: grad + weight_decay·param.
-  RMSpropOptions& weight_decay(double v) { weight_decay_ = v; return *this; }
+  RMSpropOptions& weight_decay(double v) {
+    weight_decay_ = v;
+    return *this;
+  }
   /// Momentum factor (>= 0); 0 keeps no buffer.
-  RMSpropOptions& momentum(double v) { momentum_ = v; return *this; }
+  RMSpropOptions& momentum(double v) {
+    momentum_ = v;
+    return *this;
+  }
   /// Normalise by the estimated variance (subtract the squared mean gradient).
-  RMSpropOptions& centered(bool v) { centered_ = v; return *this; }
+  RMSpropOptions& centered(bool v) {
+    centered_ = v;
+    return *this;
+  }
   /// Ascend the objective instead of descending it.
-  RMSpropOptions& maximize(bool v) { maximize_ = v; return *this; }
+  RMSpropOptions& maximize(bool v) {
+    maximize_ = v;
+    return *this;
+  }
 
   double lr() const { return lr_; }
   double alpha() const { return alpha_; }

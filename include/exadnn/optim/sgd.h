@@ -13,17 +13,35 @@ class SGDOptions {
  public:
   explicit SGDOptions(double lr) : lr_(lr) {}
   /// Learning rate (>= 0).
-  SGDOptions& lr(double v) { lr_ = v; return *this; }
+  SGDOptions& lr(double v) {
+    lr_ = v;
+    return *this;
+  }
   /// Momentum factor (>= 0); 0 keeps no buffer.
-  SGDOptions& momentum(double v) { momentum_ = v; return *this; }
+  SGDOptions& momentum(double v) {
+    momentum_ = v;
+    return *this;
+  }
   /// Dampening of the momentum: buf = momentum·buf + (1 - dampening)·grad.
-  SGDOptions& dampening(double v) { dampening_ = v; return *this; }
+  SGDOptions& dampening(double v) {
+    dampening_ = v;
+    return *this;
+  }
   /// L2 penalty (>= 0) added to the gradient: grad + weight_decay·param.
-  SGDOptions& weight_decay(double v) { weight_decay_ = v; return *this; }
+  SGDOptions& weight_decay(double v) {
+    weight_decay_ = v;
+    return *this;
+  }
   /// Nesterov momentum (needs momentum > 0 and dampening 0).
-  SGDOptions& nesterov(bool v) { nesterov_ = v; return *this; }
+  SGDOptions& nesterov(bool v) {
+    nesterov_ = v;
+    return *this;
+  }
   /// Ascend the objective instead of descending it.
-  SGDOptions& maximize(bool v) { maximize_ = v; return *this; }
+  SGDOptions& maximize(bool v) {
+    maximize_ = v;
+    return *this;
+  }
 
   double lr() const { return lr_; }
   double momentum() const { return momentum_; }

@@ -36,19 +36,19 @@ struct TrainerParts {
   std::shared_ptr<nn::Module> model;  ///< empty: build_model(config.model, ...)
   /// A new model of the same architecture (threaded strategies); empty: from config.model.
   std::function<std::shared_ptr<nn::Module>()> make_model;
-  TrainingData data;                  ///< train empty: load_training_data(config.data)
-  LossFunction loss;                  ///< empty: losses().at(config.loss)
-  std::unique_ptr<Strategy> strategy; ///< empty: make_strategy(config)
-  ScoreFunction score;                ///< empty: classification accuracy (classification_accuracy)
+  TrainingData data;                   ///< train empty: load_training_data(config.data)
+  LossFunction loss;                   ///< empty: losses().at(config.loss)
+  std::unique_ptr<Strategy> strategy;  ///< empty: make_strategy(config)
+  ScoreFunction score;                 ///< empty: classification accuracy (classification_accuracy)
 };
 
 /// One step of the loop, as the on_step hooks see it (the root and every other rank).
 struct StepEvent {
-  int64_t epoch;       ///< 1-based
-  int64_t index;       ///< the step's place in this rank's epoch, from 0
-  int64_t examples;    ///< in the batch
-  double loss;         ///< the batch's loss
-  bool skipped;        ///< fp16: the loss scaler skipped this step (an overflow)
+  int64_t epoch;     ///< 1-based
+  int64_t index;     ///< the step's place in this rank's epoch, from 0
+  int64_t examples;  ///< in the batch
+  double loss;       ///< the batch's loss
+  bool skipped;      ///< fp16: the loss scaler skipped this step (an overflow)
 };
 
 class Trainer {

@@ -13,11 +13,24 @@ namespace exadnn::cpu {
 namespace {
 
 // Same-size unsigned integer: copies move bits, never values (NaN payloads survive).
-template <size_t Bytes> struct bits_of;
-template <> struct bits_of<1> { using type = uint8_t; };
-template <> struct bits_of<2> { using type = uint16_t; };
-template <> struct bits_of<4> { using type = uint32_t; };
-template <> struct bits_of<8> { using type = uint64_t; };
+template <size_t Bytes>
+struct bits_of;
+template <>
+struct bits_of<1> {
+  using type = uint8_t;
+};
+template <>
+struct bits_of<2> {
+  using type = uint16_t;
+};
+template <>
+struct bits_of<4> {
+  using type = uint32_t;
+};
+template <>
+struct bits_of<8> {
+  using type = uint64_t;
+};
 
 template <size_t Bytes>
 void copy_kernel(const Tensor& out, const Tensor& src) {

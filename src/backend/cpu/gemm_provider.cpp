@@ -24,8 +24,8 @@ GemmProvider choose() {
   const std::string_view v(env);
   if (v == "blas") return GemmProvider::blas;
   if (v == "onednn") return GemmProvider::onednn;
-  throw Error("EXADNN_GEMM", detail::cat("unknown GEMM provider '", v,
-                                         "' (expected auto, blas or onednn)"));
+  throw Error("EXADNN_GEMM",
+              detail::cat("unknown GEMM provider '", v, "' (expected auto, blas or onednn)"));
 }
 
 }  // namespace
@@ -63,7 +63,8 @@ void set_blas_threads(int n) {
 
 std::string blas_report() {
   std::string out = "BLAS: " EXADNN_BLAS_VENDOR;
-  if (auto* config = blas_symbol<char*()>("openblas_get_config")) out += detail::cat(" [", config(), "]");
+  if (auto* config = blas_symbol<char*()>("openblas_get_config"))
+    out += detail::cat(" [", config(), "]");
   if (auto* core = blas_symbol<char*()>("openblas_get_corename"))
     out += detail::cat(", OpenBLAS core '", core(), "'");
   if (split_blas_over_openmp())

@@ -42,8 +42,8 @@ struct StridedLoop {
       if (iter_shape[d] == 1) continue;  // size-1 axes contribute nothing
       shape[kept] = iter_shape[d];
       for (int i = 0; i < N; ++i)
-        strides[i][kept] = operands[i]->strides()[d] *
-                           static_cast<int64_t>(dtype_size(operands[i]->dtype()));
+        strides[i][kept] =
+            operands[i]->strides()[d] * static_cast<int64_t>(dtype_size(operands[i]->dtype()));
       ++kept;
     }
     ndim = 0;
@@ -220,9 +220,9 @@ void map_elements(const Tensor& out, const std::array<const Tensor*, NIn>& input
         for (int64_t i = 0; i < n; ++i) o[i] = static_cast<TOut>(f(av, compute_t<TIn>(b[i])));
       } else {
         for (int64_t i = 0; i < n; ++i)
-          *reinterpret_cast<TOut*>(p[0] + i * s[0]) = static_cast<TOut>(
-              f(compute_t<TIn>(*reinterpret_cast<const TIn*>(p[1] + i * s[1])),
-                compute_t<TIn>(*reinterpret_cast<const TIn*>(p[2] + i * s[2]))));
+          *reinterpret_cast<TOut*>(p[0] + i * s[0]) =
+              static_cast<TOut>(f(compute_t<TIn>(*reinterpret_cast<const TIn*>(p[1] + i * s[1])),
+                                  compute_t<TIn>(*reinterpret_cast<const TIn*>(p[2] + i * s[2]))));
       }
     }
   });

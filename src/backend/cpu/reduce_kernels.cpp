@@ -54,15 +54,21 @@ using sum_acc_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, dou
 
 struct SumOp {
   template <class A, class V>
-  static A step(A acc, V v) { return acc + static_cast<A>(v); }
+  static A step(A acc, V v) {
+    return acc + static_cast<A>(v);
+  }
 };
 struct MaxOp {
   template <class A, class V>
-  static A step(A acc, V v) { return (v > acc || v != v) ? static_cast<A>(v) : acc; }
+  static A step(A acc, V v) {
+    return (v > acc || v != v) ? static_cast<A>(v) : acc;
+  }
 };
 struct MinOp {
   template <class A, class V>
-  static A step(A acc, V v) { return (v < acc || v != v) ? static_cast<A>(v) : acc; }
+  static A step(A acc, V v) {
+    return (v < acc || v != v) ? static_cast<A>(v) : acc;
+  }
 };
 
 // out[k] = fold(Op, in[k, r] over r); `Acc` is the accumulator type. `first_is_init` folds from
@@ -100,7 +106,8 @@ void reduce(const Tensor& out, const Tensor& in, int64_t reduced_dims) {
     const T* base = src + kept.offset(k);
     Acc acc = first_is_init ? static_cast<Acc>(compute_t<T>(base[red.offset(0)])) : Acc(0);
     if (red.is_unit_stride_row()) {
-      for (int64_t r = first_is_init ? 1 : 0; r < rn; ++r) acc = Op::step(acc, compute_t<T>(base[r]));
+      for (int64_t r = first_is_init ? 1 : 0; r < rn; ++r)
+        acc = Op::step(acc, compute_t<T>(base[r]));
     } else {
       for (int64_t r = first_is_init ? 1 : 0; r < rn; ++r)
         acc = Op::step(acc, compute_t<T>(base[red.offset(r)]));

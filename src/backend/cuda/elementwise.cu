@@ -148,7 +148,8 @@ void unary_for(UnaryOp op, ElemType type, const IterShape& s, Operand out, Opera
       case UnaryOp::relu:
         return run_unary<T>(s, out, in, Relu<C>{});
       case UnaryOp::clamp:
-        return run_unary<T>(s, out, in, Clamp<C>{backend::saturating_cast<C>(a), backend::saturating_cast<C>(b)});
+        return run_unary<T>(
+            s, out, in, Clamp<C>{backend::saturating_cast<C>(a), backend::saturating_cast<C>(b)});
       default:
         break;
     }

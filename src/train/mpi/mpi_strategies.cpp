@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <thread>
 
-#include "mpi_strategies.h"
 #include "exadnn/dist/communicator.h"
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/dist/environment.h"
@@ -19,6 +18,7 @@
 #include "exadnn/dist/rma_parameter_store.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/optim/sgd.h"
+#include "mpi_strategies.h"
 
 namespace exadnn::train::internal {
 

@@ -15,7 +15,7 @@ namespace {
 // Final test accuracy (percent) of `config_file` trained in `precision` for 3 epochs.
 double accuracy_after_3_epochs(const std::string& config_file, const std::string& precision) {
   train::TrainConfig config = train::load_config(std::string(EXADNN_CONFIG_DIR) + "/" + config_file,
-                                             {"epochs=3", "precision=" + precision});
+                                                 {"epochs=3", "precision=" + precision});
   const double accuracy = 100.0 * train::Trainer(config).fit();  // fit() returns a fraction
   std::printf("%s in %s: %.2f %%\n", config_file.c_str(), precision.c_str(), accuracy);
   return accuracy;
