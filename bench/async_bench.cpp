@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "exadnn/exadnn.h"
-#include "plot.h"
 
 using namespace exadnn;
 
@@ -75,7 +74,7 @@ int main(int argc, char** argv) {
               threads);
   std::printf("%-20s %10s %10s %10s %10s  %s\n", "mode", "samples/s", "updates/s", "seconds",
               "loss", "test accuracy % after each epoch (at seconds)");
-  std::vector<cli::Series> curves;
+  std::vector<io::Series> curves;
   for (const Mode& m : modes) {
     manual_seed(42);
     auto model = make_mlp();
@@ -91,7 +90,7 @@ int main(int argc, char** argv) {
             .accumulate(m.accumulate)
             .intra_op_threads(1)
             .record_trace(true));
-    cli::Series curve{m.name, {}, {}};
+    io::Series curve{m.name, {}, {}};
     std::vector<double> window;
     double seconds = 0, loss = 0;
     int64_t samples = 0, updates = 0;
@@ -122,8 +121,7 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     curves.push_back(std::move(curve));
   }
-  cli::write_series_plot(png, "train loss (mean of last 100 batches) vs seconds", "seconds",
-                         curves);
+  io::write_series_plot(png, "train loss (mean of last 100 batches) vs seconds", "seconds", curves);
   std::printf("wrote %s\n", png.c_str());
   return 0;
 }

@@ -92,9 +92,10 @@
 #include "exadnn/data/transforms.h"
 #include "exadnn/data/validate.h"
 
-// io: checkpoints and checked access to their fields
+// io: checkpoints and checked access to their fields, PNG charts
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/io/checkpoint_fields.h"
+#include "exadnn/io/plot.h"
 
 // parallel: shared-memory asynchronous SGD
 #include "exadnn/async/async_trainer.h"

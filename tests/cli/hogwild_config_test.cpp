@@ -1,13 +1,7 @@
-// `distributed:` with the shared-memory modes (tools/train/hogwild_config.cpp), and the x-y plot
-// the async benchmark draws.
+// `distributed:` with the shared-memory modes (tools/train/hogwild_config.cpp).
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <filesystem>
-#include <fstream>
 
 #include "exadnn/train/config.h"
-#include "plot.h"
 #include "testing.h"
 
 namespace exadnn {
@@ -39,20 +33,6 @@ TEST(HogwildConfig, ReportsEveryProblemWithItsLine) {
       "3 problems", "c.yaml:7: unknown key 'rate' in distributed",
       "c.yaml:5: 'distributed.threads' must be a whole number from 1 to 1024, got '0'",
       "c.yaml:6: 'distributed.accumulate' applies to hogwild and threads_locked");
-}
-
-TEST(SeriesPlot, WritesAPng) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("exadnn_series_" + std::to_string(::getpid()) + ".png");
-  cli::write_series_plot(path.string(), "loss vs seconds", "seconds",
-                         {{"a", {0, 1, 2}, {1.0, 0.5, 0.4}}, {"b", {0.5, 1.5}, {0.9, 0.3}}});
-  std::ifstream png(path, std::ios::binary);
-  char magic[8] = {};
-  png.read(magic, 8);
-  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
-  std::filesystem::remove(path);
-  EXPECT_EXADNN_ERROR(cli::write_series_plot(path.string(), "t", "x", {{"a", {0, 1}, {1.0}}}),
-                      "series 'a' has 2 x values and 1 y values");
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "exadnn/backend/runtime.h"
+#include "exadnn/io/plot.h"
 #include "exadnn/train/schedulers.h"
 #include "exadnn/train/trainer.h"
-#include "plot.h"
 #include "progress.h"
 
 namespace exadnn::cli {
@@ -56,7 +56,7 @@ double train(const train::TrainConfig& config, const train::TrainOptions& option
       losses.push_back(e.train_loss);
       accuracies.push_back(e.test_accuracy);
     }
-    write_training_plot(options.plot, losses, accuracies);
+    io::write_training_plot(options.plot, losses, accuracies);
   }
   return accuracy;
 }

@@ -1,0 +1,265 @@
+// PNG charts (io/plot.h): each chart is read back with libpng (size, and a few pixels of the
+// colours drawn), and every input write_chart refuses is refused with the file and the series
+// named.
+#include "exadnn/io/plot.h"
+
+#include <png.h>
+#include <unistd.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <vector>
+
+#include "testing.h"
+
+using namespace exadnn;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Colour = std::array<unsigned char, 3>;
+// The first colours of the palette (series 0, 1, 2, 3) and the y = x line.
+constexpr Colour kBlue{31, 119, 180}, kOrange{255, 127, 14}, kGreen{44, 160, 44}, kRed{214, 39, 40},
+    kBlack{0, 0, 0};
+
+fs::path scratch_dir() {
+  return fs::temp_directory_path() / ("exadnn_plot_" + std::to_string(::getpid()));
+}
+
+fs::path scratch(const std::string& name) {
+  fs::create_directories(scratch_dir());
+  return scratch_dir() / name;
+}
+
+// Each test's charts go into a folder of its own, removed after it.
+class Plot : public ::testing::Test {
+ protected:
+  void TearDown() override { fs::remove_all(scratch_dir()); }
+};
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  Colour at(int x, int y) const {
+    const size_t i = 3 * (static_cast<size_t>(y) * static_cast<size_t>(width) + x);
+    return {rgb[i], rgb[i + 1], rgb[i + 2]};
+  }
+  int count(Colour c) const {
+    int n = 0;
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) n += at(x, y) == c;
+    return n;
+  }
+  int count_in_row(int y, Colour c) const {
+    int n = 0;
+    for (int x = 0; x < width; ++x) n += at(x, y) == c;
+    return n;
+  }
+};
+
+// The PNG at `path` as 8-bit RGB, read with libpng's simplified API.
+Image read_png(const fs::path& path) {
+  png_image png;
+  std::memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&png, path.c_str())) {
+    ADD_FAILURE() << path << ": " << png.message;
+    return {};
+  }
+  png.format = PNG_FORMAT_RGB;
+  Image image{static_cast<int>(png.width), static_cast<int>(png.height),
+              std::vector<unsigned char>(PNG_IMAGE_SIZE(png))};
+  if (!png_image_finish_read(&png, nullptr, image.rgb.data(), 0, nullptr)) {
+    ADD_FAILURE() << path << ": " << png.message;
+    return {};
+  }
+  return image;
+}
+
+TEST_F(Plot, SeriesPlotIsAReadablePngWithEachSeriesInItsColour) {
+  const fs::path path = scratch("series.png");
+  io::write_series_plot(path.string(), "loss vs seconds", "seconds",
+                        {{"a", {0, 1, 2}, {1.0, 0.5, 0.4}}, {"b", {0.5, 1.5}, {0.9, 0.3}}});
+  const Image image = read_png(path);
+  EXPECT_EQ(image.width, 900);
+  EXPECT_EQ(image.height, 480);
+  EXPECT_EQ(image.at(0, 0), (Colour{255, 255, 255}));
+  EXPECT_GT(image.count(kBlue), 200);
+  EXPECT_GT(image.count(kOrange), 200);
+  EXPECT_EQ(image.count(kGreen), 0);
+}
+
+TEST_F(Plot, TrainingPlotHasTwoPanels) {
+  const fs::path path = scratch("training.png");
+  io::write_training_plot(path.string(), {1.2, 0.7, 0.5}, {0.6, 0.75, 0.8});
+  const Image image = read_png(path);
+  EXPECT_EQ(image.width, 900);
+  EXPECT_EQ(image.height, 360);
+  int blue_left = 0, red_right = 0;
+  for (int y = 0; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x) {
+      blue_left += x < 450 && image.at(x, y) == kBlue;
+      red_right += x >= 450 && image.at(x, y) == kRed;
+    }
+  EXPECT_GT(blue_left, 100);  // the loss, left
+  EXPECT_GT(red_right, 100);  // the accuracy, right
+}
+
+TEST_F(Plot, ErrorBarsMarkersAndLines) {
+  // Order parameter against temperature, one curve per lattice size, as an application draws it.
+  io::Chart chart;
+  chart.title = "order parameter";
+  chart.x_label = "T";
+  chart.y_label = "|m| (\xC3\x85)";  // a non-ASCII character is drawn as '?'
+  chart.width = 640, chart.height = 400;
+  const std::vector<double> t{1.5, 2.0, 2.25, 2.5, 3.0};
+  const std::vector<io::Series> series{
+      {"L = 8",
+       t,
+       {0.98, 0.91, 0.7, 0.4, 0.2},
+       {0.01, 0.02, 0.08, 0.1, 0.05},
+       io::PlotStyle::lines_and_markers},
+      {"L = 16",
+       t,
+       {0.99, 0.92, 0.65, 0.25, 0.1},
+       {0.01, 0.02, 0.1, 0.08, 0.03},
+       io::PlotStyle::markers},
+      {"L = 32", t, {0.99, 0.93, 0.6, 0.15, 0.05}, {}, io::PlotStyle::lines}};
+  const fs::path path = scratch("order.png");
+  io::write_chart(path.string(), chart, series);
+  const Image image = read_png(path);
+  EXPECT_EQ(image.width, 640);
+  EXPECT_EQ(image.height, 400);
+  EXPECT_GT(image.count(kBlue), 100);
+  EXPECT_GT(image.count(kOrange), 100);
+  EXPECT_GT(image.count(kGreen), 100);
+
+  // The axis range covers the error bars: the highest and lowest blue rows are the bars' caps
+  // (9 pixels wide), not a bar cut off by the frame. No name, so no legend in the way.
+  const fs::path bars = scratch("bars.png");
+  io::write_chart(bars.string(), {},
+                  {{"", {1, 2, 3}, {1, 2, 3}, {0.5, 3, 0.5}, io::PlotStyle::markers}});
+  const Image b = read_png(bars);
+  int top = -1, bottom = -1;
+  for (int y = 0; y < b.height; ++y)
+    if (b.count_in_row(y, kBlue) > 0) bottom = y, top = top < 0 ? y : top;
+  ASSERT_GE(top, 0);
+  EXPECT_EQ(b.count_in_row(top, kBlue), 9);
+  EXPECT_EQ(b.count_in_row(bottom, kBlue), 9);
+  EXPECT_GT(bottom - top, b.height / 2);  // the 6-unit bar spans most of the 7-unit range
+
+  // Markers alone draw less than the same points joined by lines.
+  const std::vector<double> x{0, 1, 2, 3}, y{0, 3, 1, 2};
+  io::write_chart(bars.string(), {}, {{"", x, y, {}, io::PlotStyle::markers}});
+  const int markers = read_png(bars).count(kBlue);
+  io::write_chart(bars.string(), {}, {{"", x, y, {}, io::PlotStyle::lines_and_markers}});
+  EXPECT_GT(read_png(bars).count(kBlue), markers + 300);
+}
+
+TEST_F(Plot, ParityChartDrawsTheDiagonal) {
+  io::Chart chart;
+  chart.title = "energy per atom";
+  chart.x_label = "reference (eV)";
+  chart.y_label = "predicted (eV)";
+  chart.reference_line = true;
+  std::vector<double> reference, predicted;
+  for (int i = 0; i < 20; ++i) {  // off the diagonal, which stays visible
+    reference.push_back(-4.0 + 0.05 * i);
+    predicted.push_back(reference.back() + (i % 2 ? 0.15 : -0.15));
+  }
+  const fs::path path = scratch("parity.png");
+  io::write_chart(path.string(), chart,
+                  {{"train", reference, predicted, {}, io::PlotStyle::markers},
+                   {"test", {-3.9, -3.5}, {-3.8, -3.55}, {}, io::PlotStyle::markers}});
+  const Image image = read_png(path);
+  EXPECT_GT(image.count(kBlue), 100);
+  EXPECT_GT(image.count(kOrange), 20);
+  // The dashed black line rises from the bottom left to the top right (counted below the legend,
+  // whose sample of the line is black too).
+  double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+  int min_x = image.width, max_x = 0;
+  for (int y = image.height / 4; y < image.height; ++y)
+    for (int x = 0; x < image.width; ++x)
+      if (image.at(x, y) == kBlack) {
+        n += 1, sx += x, sy += y, sxx += double(x) * x, syy += double(y) * y, sxy += double(x) * y;
+        min_x = std::min(min_x, x), max_x = std::max(max_x, x);
+      }
+  ASSERT_GT(n, 300);
+  const double correlation =
+      (n * sxy - sx * sy) / std::sqrt((n * sxx - sx * sx) * (n * syy - sy * sy));
+  EXPECT_LT(correlation, -0.95);  // image rows grow downwards
+  EXPECT_LT(min_x, image.width / 4);
+  EXPECT_GT(max_x, image.width * 3 / 4);
+}
+
+TEST_F(Plot, LogScaleX) {
+  io::Chart chart;
+  chart.title = "RMSE vs oracle calls";
+  chart.x_label = "oracle calls";
+  chart.y_label = "RMSE";
+  chart.log_x = true;
+  const fs::path path = scratch("rmse.png");
+  io::write_chart(path.string(), chart,
+                  {{"active",
+                    {10, 100, 1000, 10000},
+                    {0.1, 0.03, 0.01, 0.004},
+                    {},
+                    io::PlotStyle::lines_and_markers},
+                   {"random",
+                    {10, 100, 1000, 10000},
+                    {0.1, 0.05, 0.025, 0.012},
+                    {},
+                    io::PlotStyle::lines_and_markers}});
+  const Image image = read_png(path);
+  EXPECT_EQ(image.width, 900);
+  EXPECT_GT(image.count(kBlue), 200);
+  EXPECT_GT(image.count(kOrange), 200);
+}
+
+TEST_F(Plot, RefusesBadInputNamingTheFileAndTheSeries) {
+  const fs::path path = scratch("refused.png");
+  const std::string p = path.string();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EXADNN_ERROR(io::write_series_plot(p, "t", "x", {{"a", {0, 1}, {1.0}}}), p,
+                      "series 'a' has 2 x values and 1 y values");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, {}, {{"b", {0, 1}, {1, 2}, {0.1}}}), p,
+                      "series 'b' has 2 y values and 1 y_error values");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, {}, {{"ok", {0}, {1}}, {"c", {}, {}}}), p,
+                      "series 'c' has no points");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, {}, {}), p, "no series to draw");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, {}, {{"d", {0, 1}, {1, nan}}}), p,
+                      "series 'd': y[1] is nan");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, {}, {{"ok", {0}, {1}}, {"", {nan}, {1}}}), p,
+                      "series #1: x[0] is nan");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, {}, {{"e", {0}, {1}, {inf}}}), p,
+                      "series 'e': y_error[0] is inf");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, {}, {{"f", {0}, {1}, {-1}}}), p,
+                      "series 'f': y_error[0] is -1", ">= 0");
+  io::Chart log;
+  log.log_x = true;
+  EXPECT_EXADNN_ERROR(io::write_chart(p, log, {{"g", {0, 1}, {1, 2}}}), p,
+                      "series 'g': x[0] is 0, but the log-scale x axis needs x > 0");
+  log.reference_line = true;
+  EXPECT_EXADNN_ERROR(io::write_chart(p, log, {{"h", {1}, {1}}}), p,
+                      "reference line needs a linear x axis");
+  io::Chart tiny;
+  tiny.width = 10;
+  EXPECT_EXADNN_ERROR(io::write_chart(p, tiny, {{"i", {1}, {1}}}), p, "chart size 10x480");
+  EXPECT_EXADNN_ERROR(io::write_training_plot(p, {1.0, 0.5}, {0.5}), p,
+                      "one loss and one accuracy per epoch");
+  EXPECT_EXADNN_ERROR(io::write_training_plot(p, {1.0, nan}, {0.5, 0.6}), p,
+                      "series 'train loss': y[1] is nan");
+  EXPECT_FALSE(fs::exists(path));  // refused before anything is written
+
+  const std::string unwritable = "/nonexistent-exadnn-folder/chart.png";
+  EXPECT_EXADNN_ERROR(io::write_chart(unwritable, {}, {{"j", {1}, {1}}}),
+                      "cannot create " + unwritable);
+  EXPECT_EXADNN_ERROR(io::write_training_plot(unwritable, {1.0}, {0.5}),
+                      "cannot create " + unwritable);
+}
+
+}  // namespace
