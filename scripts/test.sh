@@ -17,7 +17,8 @@ echo "== release build =="
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$JOBS"
 echo "== tests (release) =="
-ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900
+# Not here: the full physics and training runs of label long (minutes each; scripts/long.sh).
+ctest --test-dir build --output-on-failure -j "$JOBS" --timeout 900 -LE long
 
 echo "== sanitizer build (ASan + UBSan) =="
 # Without the CUDA backend (EXADNN_CUDA=OFF): nvcc is slow and the GPU kernels cannot run here.

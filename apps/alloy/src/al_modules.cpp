@@ -4,6 +4,9 @@
 //   data/<round>/<k>          f64 [sites + 1]: a labelled configuration's species, then its energy
 //   todo/<round>/<k>          f64 [sites]: a configuration the oracle is to label in that round
 //   model/<round>/<m>/<name>  member m's trained tensors (NetworkSurrogate::state)
+//   count/<round>             i64 [1]: how many configurations that round labels (put by whoever
+//                             decides it: the label module in round 0 and for strategy random,
+//                             the sampler that picked them otherwise; everyone else reads it)
 //   report/<round>            JSON: oracle calls so far, test RMSE, Tc estimate
 // Modules:
 //   alloy_al_label   (ensemble: the oracle instances) labels this round's configurations: round 0
@@ -19,6 +22,7 @@
 #include <exadnn/exadnn.h>
 #include <exadnn/flow/module.h>
 #include <exadnn/flow/tuple_space.h>
+#include <exadnn/io/plot.h>
 
 #include <cstdio>
 #include <fstream>
@@ -45,9 +49,14 @@ std::string prefix(const flow::ModuleContext& ctx) {
   return "al/" + ctx.arg<std::string>("tag", "active") + "/";
 }
 
-// Configurations labelled in `round`: `initial` in round 0, `per_round` after.
-int labelled_in(const flow::ModuleContext& ctx, int round) {
-  return round == 0 ? ctx.arg<int>("initial", 64) : ctx.arg<int>("per_round", 32);
+// Configurations labelled in `round` (its count tuple; blocks until it is put).
+int labelled_in(flow::ModuleContext& ctx, int round) {
+  return static_cast<int>(
+      ctx.tuple_space().read(detail::cat(prefix(ctx), "count/", round)).tensor().item<int64_t>());
+}
+
+void put_count(flow::ModuleContext& ctx, int round, int count) {
+  ctx.tuple_space().put(detail::cat(prefix(ctx), "count/", round), from_vector<int64_t>({count}));
 }
 
 Tensor encode(const Occupation& state, double energy, bool with_energy) {
@@ -68,13 +77,15 @@ Occupation decode(const Tensor& t, int64_t sites) {
 // Every configuration labelled up to and including `round` (read, not taken).
 void labelled_so_far(flow::ModuleContext& ctx, int round, int64_t sites,
                      std::vector<Occupation>& states, std::vector<double>& energies) {
-  for (int r = 0; r <= round; ++r)
-    for (int k = 0; k < labelled_in(ctx, r); ++k) {
+  for (int r = 0; r <= round; ++r) {
+    const int count = labelled_in(ctx, r);
+    for (int k = 0; k < count; ++k) {
       const Tensor t =
           ctx.tuple_space().read(detail::cat(prefix(ctx), "data/", r, "/", k)).tensor();
       states.push_back(decode(t, sites));
       energies.push_back(t.data<double>()[sites]);
     }
+  }
 }
 
 NetworkOptions network_options(const flow::ModuleContext& ctx) {
@@ -89,13 +100,19 @@ NetworkOptions network_options(const flow::ModuleContext& ctx) {
   return o;
 }
 
-// args: tag, strategy (active | random), initial, per_round, structure, cells, shells, v, noise,
-// seed.
+// args: tag, strategy (active | mc_random | random), initial (round 0's random configurations),
+// per_round (strategy random: later rounds' random configurations; the others take the sampler's
+// picks and count), structure, cells, shells, v, noise, seed.
 void alloy_al_label(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
   const StudySystem system = study_system(ctx);
-  const int round = ctx.iteration(), count = labelled_in(ctx, round);
+  const int round = ctx.iteration();
   const bool random = ctx.arg<std::string>("strategy", "active") == "random";
+  const bool decides = round == 0 || random;  // else the sampler decided the count
+  const int count = decides
+                        ? (round == 0 ? ctx.arg<int>("initial", 64) : ctx.arg<int>("per_round", 32))
+                        : labelled_in(ctx, round);
+  if (decides && ctx.instance() == 0) put_count(ctx, round, count);
   const uint64_t seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1));
   PairModelOracle oracle(*system.lattice, system.truth, system.noise,
                          seed * 7717 + static_cast<uint64_t>(round * 1000 + ctx.instance()));
@@ -115,7 +132,7 @@ void alloy_al_label(flow::ModuleContext& ctx) {
   }
 }
 
-// args: tag, initial, per_round, structure, cells, shells, v, network, hidden, epochs, lr, seed.
+// args: tag, structure, cells, shells, v, network, hidden, epochs, lr, seed.
 void alloy_al_train(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
   const StudySystem system = study_system(ctx);
@@ -132,9 +149,10 @@ void alloy_al_train(flow::ModuleContext& ctx) {
         tensor);
 }
 
-// args: tag, strategy, members, initial, per_round, structure, cells, shells, v, network, hidden,
-// t_min, t_max, t_count (the MC's kT grid), sweeps (measurement, 200), equilibration (100),
-// snapshot_every (10), test (size of the test set, 200), test_t_min, test_t_max, batch (32), seed.
+// args: tag, strategy, members, per_round (the next round's picks), structure, cells, shells, v,
+// network, hidden, t_min, t_max, t_count (the MC's kT grid), sweeps (measurement, 200),
+// equilibration (100), snapshot_every (10), test (size of the test set, 200), test_t_min,
+// test_t_max, batch (32), parity (PNG prefix, "" = none), seed.
 void alloy_al_sample(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
   const StudySystem system = study_system(ctx);
@@ -163,6 +181,23 @@ void alloy_al_sample(flow::ModuleContext& ctx) {
   for (const Occupation& s : test) reference.push_back(system.truth.energy(lattice, s));
   ensemble.predict(test, mean, spread);
   const FitQuality quality = fit_quality(mean, reference, lattice.sites());
+  if (const std::string parity = ctx.arg<std::string>("parity", ""); !parity.empty()) {
+    io::Series points{"test configurations", {}, {}, {}, io::PlotStyle::markers};
+    for (size_t k = 0; k < test.size(); ++k) {
+      points.x.push_back(reference[k] / static_cast<double>(lattice.sites()));
+      points.y.push_back(mean[k] / static_cast<double>(lattice.sites()));
+    }
+    io::Chart chart;
+    chart.title = detail::cat(ctx.arg<std::string>("tag", "active"), " round ", round,
+                              ": ensemble mean vs oracle (eV/site), RMSE ",
+                              quality.rmse_mev_per_site, " meV/site");
+    chart.x_label = "oracle energy per site";
+    chart.y_label = "surrogate energy per site";
+    chart.reference_line = true;
+    io::write_chart(
+        detail::cat(parity, "_", ctx.arg<std::string>("tag", "active"), "_round", round, ".png"),
+        chart, {points});
+  }
 
   // Replica exchange under the ensemble's mean; snapshots are the candidates for the oracle.
   const EnsembleEnergy energy(ensemble);
@@ -216,18 +251,21 @@ void alloy_al_sample(flow::ModuleContext& ctx) {
   std::vector<Occupation> known_states;
   std::vector<double> known_energies;
   labelled_so_far(ctx, round, lattice.sites(), known_states, known_energies);
+  const int per_round = ctx.arg<int>("per_round", 32);
   const std::vector<Occupation> picks =
-      select_by_disagreement(std::move(candidates), labelled_in(ctx, round + 1),
+      select_by_disagreement(std::move(candidates), per_round,
                              std::set<Occupation>(known_states.begin(), known_states.end()));
-  EXADNN_CHECK(static_cast<int>(picks.size()) == labelled_in(ctx, round + 1), "alloy_al_sample",
-               ctx.describe(), ": the Monte Carlo gave ", picks.size(),
+  EXADNN_CHECK(static_cast<int>(picks.size()) == per_round, "alloy_al_sample", ctx.describe(),
+               ": the Monte Carlo gave ", picks.size(),
                " new configurations, fewer than per_round; raise sweeps or lower snapshot_every");
+  put_count(ctx, round + 1, per_round);
   for (size_t k = 0; k < picks.size(); ++k)
     ctx.tuple_space().put(detail::cat(prefix(ctx), "todo/", round + 1, "/", k),
                           encode(picks[k], 0.0, false));
 }
 
-// args: tags ("active,random" as text), out (JSON). Acts in the last round only.
+// args: tags ("active,random" as text), out (JSON), plot (PNG of test RMSE against oracle calls,
+// "" = none). Acts in the last round only.
 void alloy_al_report(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0 || ctx.iteration() + 1 < ctx.iterations()) return;
   json out{{"tags", json::object()}};
@@ -244,19 +282,33 @@ void alloy_al_report(flow::ModuleContext& ctx) {
     }
     out["tags"][tag] = rounds;
   }
-  if (curves.count("active") && curves.count("random")) {
-    const double target = curves["random"].second.back();
-    const double active = calls_to_reach(curves["active"].first, curves["active"].second, target);
-    const double random = curves["random"].first.back();
-    out["random_final_rmse"] = target;
-    out["active_calls_to_reach_it"] = active;
-    out["random_calls"] = random;
-    out["factor"] = active > 0 ? random / active : 0.0;
-    std::printf(
-        "active learning reaches the random baseline's final test RMSE (%.2f meV/site "
-        "after %.0f oracle calls) after %s oracle calls: %s\n",
-        target, random, active > 0 ? detail::cat(active).c_str() : "more than its",
-        active > 0 ? detail::cat(random / active, "x fewer").c_str() : "not reached");
+  // Against every baseline: the oracle calls active learning needs to reach its final error.
+  if (curves.count("active"))
+    for (const auto& [tag, curve] : curves) {
+      if (tag == "active") continue;
+      const double target = curve.second.back(), spent = curve.first.back();
+      const double needed = calls_to_reach(curves["active"].first, curves["active"].second, target);
+      out["baselines"][tag] = {{"final_rmse_mev_per_site", target},
+                               {"oracle_calls", spent},
+                               {"active_calls_to_reach_it", needed},
+                               {"factor", needed > 0 ? spent / needed : 0.0}};
+      std::printf(
+          "active learning reaches the %s baseline's final test RMSE (%.2f meV/site after "
+          "%.0f oracle calls) %s\n",
+          tag.c_str(), target, spent,
+          needed > 0
+              ? detail::cat("after ", needed, " oracle calls: ", spent / needed, "x fewer").c_str()
+              : "within its budget: no");
+    }
+  if (const std::string plot = ctx.arg<std::string>("plot", ""); !plot.empty()) {
+    std::vector<io::Series> series;
+    for (const auto& [tag, curve] : curves)
+      series.push_back({tag, curve.first, curve.second, {}, io::PlotStyle::lines_and_markers});
+    io::Chart chart;
+    chart.title = "surrogate test RMSE near Tc vs oracle calls";
+    chart.x_label = "oracle calls";
+    chart.y_label = "RMSE (meV/site)";
+    io::write_chart(plot, chart, series);
   }
   const std::string path = ctx.arg<std::string>("out", "");
   if (!path.empty()) {

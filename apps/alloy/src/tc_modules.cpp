@@ -9,6 +9,7 @@
 #include <exadnn/exadnn.h>
 #include <exadnn/flow/module.h>
 #include <exadnn/flow/tuple_space.h>
+#include <exadnn/io/plot.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -133,8 +134,42 @@ void alloy_mc_curve(flow::ModuleContext& ctx) {
       curve.dump());
 }
 
+// Charts of one energy model's curves against kT, one series per lattice size: the order parameter,
+// the heat capacity and the Binder cumulant, as <plots>_<energy>_<quantity>.png.
+void plot_curves(const std::string& plots, const std::string& energy, const std::vector<int>& sizes,
+                 const std::vector<std::vector<ThermoPoint>>& points) {
+  struct Quantity {
+    const char* name;
+    const char* label;
+    double ThermoPoint::*value;
+    double ThermoPoint::*error;
+  };
+  const Quantity quantities[] = {
+      {"order", "B2 order <|m|>", &ThermoPoint::order, &ThermoPoint::order_error},
+      {"heat_capacity", "heat capacity per site (k_B)", &ThermoPoint::heat_capacity,
+       &ThermoPoint::heat_capacity_error},
+      {"binder", "Binder cumulant U4", &ThermoPoint::binder, &ThermoPoint::binder_error}};
+  for (const Quantity& q : quantities) {
+    std::vector<io::Series> series;
+    for (size_t s = 0; s < sizes.size(); ++s) {
+      io::Series one{detail::cat("L = ", sizes[s]), {}, {}, {}, io::PlotStyle::lines_and_markers};
+      for (const ThermoPoint& p : points[s]) {
+        one.x.push_back(p.kt);
+        one.y.push_back(p.*q.value);
+        one.y_error.push_back(p.*q.error);
+      }
+      series.push_back(std::move(one));
+    }
+    io::Chart chart;
+    chart.title = detail::cat(q.label, " vs kT/V (", energy, " energy, bcc B2)");
+    chart.x_label = "kT / V";
+    chart.y_label = q.label;
+    io::write_chart(detail::cat(plots, "_", energy, "_", q.name, ".png"), chart, series);
+  }
+}
+
 // args: curves (how many to take), key (alloy/curve), exact (the exact kTc, for the report; 0 =
-// none), out (JSON file, "" = none).
+// none), out (JSON file, "" = none), plots (file prefix of the PNG charts, "" = none).
 void alloy_tc_report(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
   const int count = ctx.arg<int>("curves");
@@ -169,6 +204,8 @@ void alloy_tc_report(flow::ModuleContext& ctx) {
                 sizes.back(), peak.value, peak.error,
                 exact > 0 ? detail::cat(" (exact ", exact, ")").c_str() : "");
     report["models"][energy] = model;
+    const std::string plots = ctx.arg<std::string>("plots", "");
+    if (!plots.empty()) plot_curves(plots, energy, sizes, points);
   }
   const std::string out = ctx.arg<std::string>("out", "");
   if (!out.empty()) {
