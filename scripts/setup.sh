@@ -17,6 +17,8 @@ PACKAGES=(
   zlib1g-dev libhdf5-dev libyaml-cpp-dev nlohmann-json3-dev libpng-dev libcli11-dev
   # data
   dataset-fashion-mnist
+  # applications: LAMMPS as a library and its potential files (apps/alloy's lammps_eam oracle)
+  liblammps-dev lammps-data
 )
 
 if [ "${1:-}" = "--bench" ]; then PACKAGES+=(python3-torch python3-numpy); fi

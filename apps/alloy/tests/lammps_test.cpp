@@ -1,0 +1,80 @@
+// The lammps_eam oracle (LAMMPS with lammps-data's NiAl EAM potential): B2 NiAl is the low-energy
+// order, the linear pair surrogate fits the EAM energies of held-out configurations with
+// R² ≥ 0.99, and bad input is refused before LAMMPS sees it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "alloy/descriptors.h"
+#include "alloy/lammps_oracle.h"
+#include "alloy/linear_surrogate.h"
+#include "alloy/network_surrogate.h"
+
+namespace alloy {
+namespace {
+
+// B2 with `swaps` random Ni-Al exchanges: from perfect order (0) towards disorder.
+Occupation partly_ordered(const Lattice& lattice, int swaps, Rng& rng) {
+  Occupation state = b2_configuration(lattice);
+  for (int k = 0; k < swaps; ++k) {
+    const int64_t i = rng.below(static_cast<uint32_t>(lattice.sites()));
+    const int64_t j = rng.below(static_cast<uint32_t>(lattice.sites()));
+    std::swap(state[i], state[j]);
+  }
+  return state;
+}
+
+TEST(LammpsOracle, B2IsBelowDisorderAndThePairSurrogateFitsEamEnergies) {
+  const Lattice lattice(Structure::bcc, 4, 5);
+  LammpsOracle oracle(lattice, {});
+  Rng rng(21);
+  const double b2 = oracle.energy(b2_configuration(lattice)) / 128.0;
+  const double disordered =
+      oracle.energy(random_configuration(lattice, {{"Ni", "Al"}, {64, 64}}, rng)) / 128.0;
+  std::printf("EAM NiAl (a = 2.887 A): B2 %.4f eV/atom, a random configuration %.4f eV/atom\n", b2,
+              disordered);
+  EXPECT_TRUE(std::isfinite(b2));
+  EXPECT_LT(b2, disordered - 0.05);  // ordering lowers the energy by a tenth of an eV or more
+  std::vector<Occupation> train, test;
+  std::vector<double> e_train, e_test;
+  for (int k = 0; k < 160; ++k) {
+    const Occupation s = partly_ordered(lattice, static_cast<int>(rng.below(80)), rng);
+    (k < 120 ? train : test).push_back(s);
+    (k < 120 ? e_train : e_test).push_back(oracle.energy(s));
+  }
+  EXPECT_EQ(oracle.calls(), 162);
+  const LinearFit fit = fit_pair_model(lattice, 2, train, e_train);
+  std::vector<double> predicted;
+  for (const Occupation& s : test) predicted.push_back(fit.model.energy(lattice, s));
+  const FitQuality q = fit_quality(predicted, e_test, lattice.sites());
+  std::printf(
+      "pair surrogate (5 shells) on held-out EAM energies: R2 %.7f, RMSE %.4f meV/atom; "
+      "LAMMPS %.2f ms a call\n",
+      q.r2, q.rmse_mev_per_site, 1000.0 * oracle.seconds() / oracle.calls());
+  EXPECT_GE(q.r2, 0.99);
+}
+
+TEST(LammpsOracle, BadInputIsNamedBeforeLammpsSeesIt) {
+  const Lattice lattice(Structure::bcc, 2, 1);
+  auto message = [&](LammpsOptions o) {
+    try {
+      LammpsOracle oracle(lattice, std::move(o));
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  LammpsOptions unknown_species;
+  unknown_species.elements = {"Ni", "Xx"};
+  EXPECT_NE(message(unknown_species).find("species 'Xx' is not in"), std::string::npos);
+  EXPECT_NE(message(unknown_species).find("it holds Ni, Al, H"), std::string::npos);
+  LammpsOptions missing;
+  missing.potential = "NoSuch.eam.alloy";
+  EXPECT_NE(message(missing).find("no potential file 'NoSuch.eam.alloy'"), std::string::npos);
+  LammpsOptions silly;
+  silly.lattice_constant = 288;
+  EXPECT_NE(message(silly).find("not a metal's"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace alloy
