@@ -7,6 +7,9 @@
 #                stuck waiting for the rank that threw end in an abort after the grace period;
 #      sweep:    workflows/hyperparameter_sweep.yaml on 4 ranks writes the best configuration;
 #      in_situ:  apps/diffusion/workflows/in_situ_learning.yaml on 3 ranks learns the simulation's stencil;
+#      exec:     the built-in module `exec` runs programs: its output goes to the tuple space and
+#                from there to another program's stdin; a non-zero exit, a missing program and a
+#                timeout fail the instance with the program's stderr, and on_error: continue goes on;
 #      failed_producers: the examples' modules with a failing producer (on_error: continue) end
 #                instead of hanging: the learner whose simulation failed, and select_best whose
 #                trainings failed, are reported as failed, naming the cause (each run is cut at
@@ -89,6 +92,47 @@ in_situ)
   error=$(field in_situ_surrogate.json max_stencil_error)
   python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.05 else 1)" "$error" \
     || fail "the learned stencil is $error away from the scheme's"
+  ;;
+exec)
+  cat > exec.yaml <<YAML
+modules:
+  produce:
+    run: exec
+    args: {program: echo, args: "value {instance} of 'two  words'", result: "out/{instance}"}
+    ensemble: {instances: 2}
+  consume: {run: exec, args: {program: tr, args: "a-z A-Z", stdin: "out/1"}}
+workflow:
+  groups:
+    - {name: a, modules: [produce]}
+    - {name: b, modules: [consume], after: a}
+tuple_space: {servers: 1}
+YAML
+  expect 0 "VALUE 1 OF TWO  WORDS" "${mpiexec[@]}" -np 3 "$exadnn" flow run exec.yaml
+  for on_error in stop continue; do
+    cat > failing_$on_error.yaml <<YAML
+modules:
+  fail:
+    run: exec
+    on_error: $on_error
+    args: {program: sh, args: "-c 'echo broken input >&2; exit 3'"}
+YAML
+  done
+  expect 1 "module 'fail' instance 0 iteration 0 failed on rank 1: .*'sh' exited with status 3; its stderr ends:" \
+    "${mpiexec[@]}" -np 2 "$exadnn" flow run failing_stop.yaml
+  grep -q "broken input" out.log || { cat out.log; fail "the program's stderr is not reported"; }
+  expect 0 "workflow finished: 1 tasks .* 1 failure" "${mpiexec[@]}" -np 2 "$exadnn" flow run failing_continue.yaml
+  cat > missing.yaml <<YAML
+modules:
+  missing: {run: exec, args: {program: no_such_program_xyz}}
+YAML
+  expect 1 "cannot run 'no_such_program_xyz': No such file or directory" \
+    "${mpiexec[@]}" -np 2 "$exadnn" flow run missing.yaml
+  cat > slow.yaml <<YAML
+modules:
+  slow: {run: exec, on_error: continue, args: {program: sleep, args: "30", timeout_s: 0.5}}
+YAML
+  expect 0 "'sleep' ran past timeout_s = 0.5 and was killed" \
+    timeout 20 "${mpiexec[@]}" -np 2 "$exadnn" flow run slow.yaml
   ;;
 failed_producers)
   # The simulation rejects its arguments (r above the stability limit) before sending anything.

@@ -71,8 +71,9 @@ if(flow_sources)
     set(np_of_sweep 4)
     set(np_of_in_situ 3)
     set(np_of_failed_producers 3)
+    set(np_of_exec 3)
     set(timeout_of_failed_producers 240)  # (each run in it is also cut at 100 s by the script)
-    foreach(mode commands errors sweep in_situ failed_producers)
+    foreach(mode commands errors sweep in_situ exec failed_producers)
       add_test(NAME flow.np${np_of_${mode}}.cli_${mode}
         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/flow/cli_flow.sh ${mode} $<TARGET_FILE:exadnn_cli>
                 "${flow_mpiexec}" $<TARGET_FILE:exadnn_flow_test_library>)
