@@ -1,6 +1,7 @@
 // The lammps_eam oracle (LAMMPS with lammps-data's NiAl EAM potential): B2 NiAl is the low-energy
 // order, the linear pair surrogate fits the EAM energies of held-out configurations with
-// R² ≥ 0.99, and bad input is refused before LAMMPS sees it.
+// R² ≥ 0.99, Monte Carlo driven by LAMMPS and by the surrogate agree and find B2 at low
+// temperature, and bad input is refused before LAMMPS sees it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,8 @@
 #include "alloy/lammps_oracle.h"
 #include "alloy/linear_surrogate.h"
 #include "alloy/network_surrogate.h"
+#include "alloy/oracle_swap_energy.h"
+#include "alloy/replica_exchange.h"
 
 namespace alloy {
 namespace {
@@ -52,6 +55,46 @@ TEST(LammpsOracle, B2IsBelowDisorderAndThePairSurrogateFitsEamEnergies) {
       "LAMMPS %.2f ms a call\n",
       q.r2, q.rmse_mev_per_site, 1000.0 * oracle.seconds() / oracle.calls());
   EXPECT_GE(q.r2, 0.99);
+}
+
+// On bcc 4³: replica exchange at kT = 0.1 and 0.3 eV driven by LAMMPS itself (one call a swap)
+// and by the 5-shell pair surrogate fitted to 120 LAMMPS energies; both find the B2 order at
+// 0.1 eV, and their B2 order parameters agree within the error bars at both temperatures.
+TEST(LammpsOracle, SurrogateMonteCarloAgreesWithLammpsMonteCarlo) {
+  const Lattice lattice(Structure::bcc, 4, 5);
+  LammpsOracle oracle(lattice, {});
+  Rng rng(33);
+  std::vector<Occupation> train;
+  std::vector<double> energies;
+  for (int k = 0; k < 120; ++k) {
+    train.push_back(partly_ordered(lattice, static_cast<int>(rng.below(80)), rng));
+    energies.push_back(oracle.energy(train.back()));
+  }
+  const PairSwapEnergy surrogate(fit_pair_model(lattice, 2, train, energies).model);
+  const OracleSwapEnergy lammps(oracle);
+  const Composition c{{"Ni", "Al"}, {64, 64}};
+  ReplicaExchangeOptions o;
+  o.temperatures = {0.1, 0.3};
+  o.equilibration_sweeps = 40;
+  o.measurement_sweeps = 100;
+  o.blocks = 5;
+  o.seed = 8;
+  const int64_t calls_before = oracle.calls();
+  const ReplicaExchangeResult by_lammps = replica_exchange(lattice, c, lammps, o);
+  const int64_t lammps_calls = oracle.calls() - calls_before;
+  o.measurement_sweeps = 2000;
+  o.blocks = 20;
+  const ReplicaExchangeResult by_surrogate = replica_exchange(lattice, c, surrogate, o);
+  for (size_t t = 0; t < 2; ++t) {
+    const ThermoPoint &a = by_lammps.points[t], &b = by_surrogate.points[t];
+    std::printf("kT %.2f eV: B2 order %.3f +- %.3f (LAMMPS MC), %.3f +- %.3f (surrogate MC)\n",
+                a.kt, a.order, a.order_error, b.order, b.order_error);
+    EXPECT_NEAR(a.order, b.order, 3 * std::hypot(a.order_error, b.order_error) + 0.02);
+  }
+  std::printf("LAMMPS-driven MC: %lld oracle calls, %.1f s\n", static_cast<long long>(lammps_calls),
+              by_lammps.seconds);
+  EXPECT_GT(by_lammps.points[0].order, 0.9);  // the B2 ground state, found from random starts
+  EXPECT_GT(by_surrogate.points[0].order, 0.9);
 }
 
 TEST(LammpsOracle, BadInputIsNamedBeforeLammpsSeesIt) {
