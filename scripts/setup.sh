@@ -19,6 +19,10 @@ PACKAGES=(
   dataset-fashion-mnist
   # applications: LAMMPS as a library and its potential files (apps/alloy's lammps_eam oracle)
   liblammps-dev lammps-data
+  # applications: GPAW (DFT, run as an external program by apps/alloy's gpaw oracle)
+  gpaw gpaw-data python3-ase
+  # applications: FFTW, ZFP, NetCDF and PLplot (apps/climate: DCT and ZFP compression, CF output, maps)
+  libfftw3-dev libzfp-dev libnetcdf-dev libplplot-dev
 )
 
 if [ "${1:-}" = "--bench" ]; then PACKAGES+=(python3-torch python3-numpy); fi
