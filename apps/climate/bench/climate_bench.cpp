@@ -1,0 +1,34 @@
+// DG solver speed: DOF-stages per second on one core (a DOF-stage = one node's fields through
+// one RK stage), on Williamson 2 at several (Ne, p). Usage: exadnn_climate_bench [seconds per case]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "climate/simulation.h"
+#include "climate/williamson2.h"
+
+int main(int argc, char** argv) {
+  using namespace climate;
+  const double budget = argc > 1 ? std::atof(argv[1]) : 2.0;
+  std::printf("%4s %3s %10s %8s %14s\n", "Ne", "p", "nodes", "steps", "DOF-stages/s");
+  const int cases[][2] = {{8, 3}, {16, 3}, {8, 5}, {5, 7}};
+  for (const auto& c : cases) {
+    const CubedSphere mesh(c[0], c[1]);
+    const Williamson2 tc;
+    const ShallowWater solver(mesh, tc.params());
+    Simulation sim(solver, tc.state(solver), 0.5);
+    sim.step();  // warm-up: sizes the work states
+    const auto start = std::chrono::steady_clock::now();
+    long steps = 0;
+    double seconds = 0;
+    while (seconds < budget) {
+      sim.step();
+      ++steps;
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+    const double dof_stages = static_cast<double>(mesh.num_nodes()) * Rk4<SwState>::kStages * steps;
+    std::printf("%4d %3d %10d %8ld %14.4g\n", c[0], c[1], mesh.num_nodes(), steps,
+                dof_stages / seconds);
+  }
+  return 0;
+}

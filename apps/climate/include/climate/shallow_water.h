@@ -1,0 +1,73 @@
+// The discontinuous-Galerkin right-hand side of the shallow-water equations on the rotating
+// sphere, in 3-D Cartesian momentum form (see README.md, "Formulation"):
+//
+//   ∂h/∂t  + ∇_s · (h u)                 = 0
+//   ∂(hu)/∂t + ∇_s · (h u ⊗ u + ½ g h² I) = −2 Ω × (h u)     then projected onto the tangent plane
+//
+// with u ∈ R³ tangent to the sphere, ∇_s the surface divergence, collocated LGL nodes (DGSEM,
+// strong form), the Rusanov flux at element edges, and the momentum tendency projected with
+// P = I − n nᵀ at every node, so that the velocity stays tangent.
+//
+// State layout: std::vector<double> of shape [num_elements][4][p+1][p+1] (row-major), the
+// variables h [m], h u_x, h u_y, h u_z [m²/s]; node (i, j) of a variable block is j (p+1) + i.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "climate/constants.h"
+#include "climate/cubed_sphere.h"
+#include "climate/vec3.h"
+
+namespace climate {
+
+using SwState = std::vector<double>;
+
+struct ShallowWaterParams {
+  double gravity = kGravity;         ///< g [m/s²]
+  Vec3 omega = {0, 0, kEarthOmega};  ///< the planet's rotation vector Ω [1/s]
+};
+
+class ShallowWater {
+ public:
+  static constexpr int kVars = 4;
+
+  ShallowWater(const CubedSphere& mesh, ShallowWaterParams params = {});
+
+  const CubedSphere& mesh() const { return mesh_; }
+  const ShallowWaterParams& params() const { return params_; }
+  /// The number of doubles of a state: num_elements · 4 · (p+1)².
+  std::size_t state_size() const;
+  /// The offset of variable v's block of element e in a state.
+  std::size_t offset(int e, int v) const {
+    return (static_cast<std::size_t>(e) * kVars + v) * mesh_.nodes_per_element();
+  }
+
+  /// dU/dt at U (t unused: the equations are autonomous). dU takes U's size. Not re-entrant: it
+  /// uses the solver's scratch arrays.
+  void rhs(double t, const SwState& U, SwState& dU) const;
+
+  /// The largest time step at Courant number `cfl` for state U:
+  /// dt = cfl · 2 / ((2p + 1) · max_nodes Σ_i (|a^i · u| + √(g h) |a^i|)),
+  /// the reference-space wave speed summed over both directions, over the 2p + 1 of DG.
+  double stable_dt(const SwState& U, double cfl) const;
+
+  /// A state from pointwise values: fill(x, h, u) gives the height and the velocity (any
+  /// vector; its tangent part is kept) at the point x of the sphere.
+  SwState make_state(const std::function<void(const Vec3& x, double& h, Vec3& u)>& fill) const;
+
+  /// ∫ h dA by the LGL quadrature [m³].
+  double mass(const SwState& U) const;
+
+ private:
+  void volume_terms(const SwState& U, SwState& dU) const;
+  void interface_terms(const SwState& U, SwState& dU) const;
+  void sources_and_projection(const SwState& U, SwState& dU) const;
+
+  const CubedSphere& mesh_;
+  ShallowWaterParams params_;
+  mutable std::vector<double> g1_, g2_;  // [4][p+1][p+1] contravariant fluxes of one element
+};
+
+}  // namespace climate

@@ -1,0 +1,54 @@
+// The time loop of the shallow-water solver: RK4 at a fixed time step, chosen from a Courant
+// number or given (and then refused above the stability limit), with the state checked for NaN
+// or infinity after every step.
+#pragma once
+
+#include "climate/rk4.h"
+#include "climate/shallow_water.h"
+
+namespace climate {
+
+class Simulation {
+ public:
+  /// The largest Courant number (ShallowWater::stable_dt's definition) at which RK4 with the
+  /// DGSEM operator is taken as stable. Measured on Williamson 2 (README.md, "Time step"): the
+  /// runs stay bounded up to the measured limit, which this keeps a margin below.
+  static constexpr double kMaxCfl = 1.0;
+
+  /// Starts at time 0 from `initial`, with dt from the Courant number `cfl` (0 < cfl ≤ kMaxCfl)
+  /// on the initial state.
+  Simulation(const ShallowWater& solver, SwState initial, double cfl = 0.5);
+
+  /// Sets a fixed time step [s]; a dt above the stability limit (the dt at kMaxCfl for the
+  /// current state) is refused with the limit named.
+  void set_dt(double dt);
+  /// The stability limit for the current state [s].
+  double max_stable_dt() const;
+
+  /// Steps until time t_end (the last step shortened to land on it). A NaN or infinity in the
+  /// state stops the run with an exadnn::Error naming the step, the time and the first element
+  /// where it appeared; the state is left as it was after that step.
+  void advance_to(double t_end);
+  /// One step of dt.
+  void step();
+
+  double time() const { return time_; }
+  long steps() const { return steps_; }
+  double dt() const { return dt_; }
+  const SwState& state() const { return state_; }
+  SwState& state() { return state_; }
+  const ShallowWater& solver() const { return solver_; }
+
+ private:
+  void take_step(double dt);
+  void check_finite() const;
+
+  const ShallowWater& solver_;
+  SwState state_;
+  Rk4<SwState> rk4_;
+  double time_ = 0;
+  long steps_ = 0;
+  double dt_ = 0;
+};
+
+}  // namespace climate

@@ -1,0 +1,180 @@
+// The DGSEM right-hand side: volume terms from the contravariant fluxes, surface terms lifted
+// from the Rusanov flux of each interface (computed once and given to both sides, so mass is
+// conserved to round-off), then Coriolis and the projection onto the tangent plane.
+#include "climate/shallow_water.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "climate/rusanov.h"
+#include "exadnn/core/error.h"
+
+namespace climate {
+
+ShallowWater::ShallowWater(const CubedSphere& mesh, ShallowWaterParams params)
+    : mesh_(mesh), params_(params) {
+  EXADNN_CHECK(params.gravity > 0 && std::isfinite(params.gravity), "ShallowWater",
+               "gravity must be positive and finite, got ", params.gravity);
+  g1_.resize(kVars * mesh.nodes_per_element());
+  g2_.resize(kVars * mesh.nodes_per_element());
+}
+
+std::size_t ShallowWater::state_size() const {
+  return static_cast<std::size_t>(mesh_.num_elements()) * kVars * mesh_.nodes_per_element();
+}
+
+void ShallowWater::rhs(double /*t*/, const SwState& U, SwState& dU) const {
+  EXADNN_CHECK(U.size() == state_size(), "ShallowWater", "a state of ", state_size(),
+               " values expected, got ", U.size());
+  dU.resize(U.size());
+  volume_terms(U, dU);
+  interface_terms(U, dU);
+  sources_and_projection(U, dU);
+}
+
+// dq/dt = −(1/J) (Σ_l D_il G¹_lj + Σ_l D_jl G²_il) with G^i = J a^i · F(q) at each node.
+void ShallowWater::volume_terms(const SwState& U, SwState& dU) const {
+  const int np = mesh_.nodes_1d(), npe = mesh_.nodes_per_element();
+  const double g = params_.gravity;
+  const double* D = mesh_.basis().diff.data();
+  for (int e = 0; e < mesh_.num_elements(); ++e) {
+    const double* q = U.data() + offset(e, 0);
+    for (int n = 0; n < npe; ++n) {
+      const NodeMetric& m = mesh_.metric(e * npe + n);
+      const double h = q[n], mx = q[npe + n], my = q[2 * npe + n], mz = q[3 * npe + n];
+      const double p = 0.5 * g * h * h;
+      const double c1 = (m.ja1[0] * mx + m.ja1[1] * my + m.ja1[2] * mz) / h;  // J a¹ · u
+      const double c2 = (m.ja2[0] * mx + m.ja2[1] * my + m.ja2[2] * mz) / h;
+      g1_[n] = h * c1;
+      g1_[npe + n] = mx * c1 + p * m.ja1[0];
+      g1_[2 * npe + n] = my * c1 + p * m.ja1[1];
+      g1_[3 * npe + n] = mz * c1 + p * m.ja1[2];
+      g2_[n] = h * c2;
+      g2_[npe + n] = mx * c2 + p * m.ja2[0];
+      g2_[2 * npe + n] = my * c2 + p * m.ja2[1];
+      g2_[3 * npe + n] = mz * c2 + p * m.ja2[2];
+    }
+    double* out = dU.data() + offset(e, 0);
+    for (int v = 0; v < kVars; ++v) {
+      const double* f1 = g1_.data() + v * npe;
+      const double* f2 = g2_.data() + v * npe;
+      for (int j = 0; j < np; ++j) {
+        for (int i = 0; i < np; ++i) {
+          double s = 0;
+          for (int l = 0; l < np; ++l)
+            s += D[i * np + l] * f1[j * np + l] + D[j * np + l] * f2[l * np + i];
+          out[v * npe + j * np + i] = -s / mesh_.metric(e * npe + j * np + i).jac;
+        }
+      }
+    }
+  }
+}
+
+// At each node of an interface: dq/dt −= (|N| F*·m̂ − N · F(q)) / (J w_end) on both sides, with
+// N the side's scaled outward normal and m̂ = N_l / |N_l| (−m̂ seen from the right side).
+void ShallowWater::interface_terms(const SwState& U, SwState& dU) const {
+  const int np = mesh_.nodes_1d(), npe = mesh_.nodes_per_element(), p = mesh_.degree();
+  const double g = params_.gravity;
+  const double w_end = mesh_.basis().weights[0];
+  for (const Interface& f : mesh_.interfaces()) {
+    for (int k = 0; k < np; ++k) {
+      const int kr = f.flip ? p - k : k;
+      int il, jl, ir, jr;
+      mesh_.edge_node(f.edge_l, k, il, jl);
+      mesh_.edge_node(f.edge_r, kr, ir, jr);
+      const int nl = jl * np + il, nr = jr * np + ir;
+      const Vec3 N = mesh_.scaled_normal(f.elem_l, f.edge_l, k);
+      const Vec3 Nr = mesh_.scaled_normal(f.elem_r, f.edge_r, kr);
+      const double len = norm(N), len_r = norm(Nr);
+      const Vec3 mhat = (1 / len) * N;
+      Point4 ql, qr, fstar, fl, fr;
+      for (int v = 0; v < kVars; ++v) {
+        ql[v] = U[offset(f.elem_l, v) + nl];
+        qr[v] = U[offset(f.elem_r, v) + nr];
+      }
+      rusanov_flux(ql, qr, mhat, g, fstar, fl);
+      // The right side's own flux through its own normal (the one its volume term used).
+      normal_flux(qr, (1 / len_r) * Nr, g, fr);
+      const double sl = 1 / (mesh_.metric(f.elem_l * npe + nl).jac * w_end);
+      const double sr = 1 / (mesh_.metric(f.elem_r * npe + nr).jac * w_end);
+      for (int v = 0; v < kVars; ++v) {
+        dU[offset(f.elem_l, v) + nl] -= sl * len * (fstar[v] - fl[v]);
+        dU[offset(f.elem_r, v) + nr] -= sr * (-len * fstar[v] - len_r * fr[v]);
+      }
+    }
+  }
+}
+
+// d(hu)/dt −= 2 Ω × (hu), then d(hu)/dt ← (I − n nᵀ) d(hu)/dt.
+void ShallowWater::sources_and_projection(const SwState& U, SwState& dU) const {
+  const int npe = mesh_.nodes_per_element();
+  const Vec3& om = params_.omega;
+  for (int e = 0; e < mesh_.num_elements(); ++e) {
+    const double* q = U.data() + offset(e, 0);
+    double* d = dU.data() + offset(e, 0);
+    for (int n = 0; n < npe; ++n) {
+      const Vec3& nn = mesh_.metric(e * npe + n).n;
+      const Vec3 mom = {q[npe + n], q[2 * npe + n], q[3 * npe + n]};
+      const Vec3 cor = cross(om, mom);
+      Vec3 t = {d[npe + n] - 2 * cor[0], d[2 * npe + n] - 2 * cor[1], d[3 * npe + n] - 2 * cor[2]};
+      t = t - dot(t, nn) * nn;
+      d[npe + n] = t[0];
+      d[2 * npe + n] = t[1];
+      d[3 * npe + n] = t[2];
+    }
+  }
+}
+
+double ShallowWater::stable_dt(const SwState& U, double cfl) const {
+  EXADNN_CHECK(U.size() == state_size(), "ShallowWater", "a state of ", state_size(),
+               " values expected, got ", U.size());
+  const int npe = mesh_.nodes_per_element();
+  double lam = 0;
+  for (int e = 0; e < mesh_.num_elements(); ++e) {
+    const double* q = U.data() + offset(e, 0);
+    for (int n = 0; n < npe; ++n) {
+      const NodeMetric& m = mesh_.metric(e * npe + n);
+      const double h = q[n];
+      const Vec3 u = {q[npe + n] / h, q[2 * npe + n] / h, q[3 * npe + n] / h};
+      const double c = std::sqrt(params_.gravity * std::max(h, 0.0));
+      const double l =
+          (std::abs(dot(m.ja1, u)) + c * norm(m.ja1) + std::abs(dot(m.ja2, u)) + c * norm(m.ja2)) /
+          m.jac;
+      lam = std::max(lam, l);
+    }
+  }
+  if (!(lam > 0)) return std::numeric_limits<double>::infinity();
+  return cfl * 2 / ((2 * mesh_.degree() + 1) * lam);
+}
+
+SwState ShallowWater::make_state(
+    const std::function<void(const Vec3& x, double& h, Vec3& u)>& fill) const {
+  SwState U(state_size());
+  const int npe = mesh_.nodes_per_element();
+  for (int e = 0; e < mesh_.num_elements(); ++e) {
+    for (int n = 0; n < npe; ++n) {
+      const NodeMetric& m = mesh_.metric(e * npe + n);
+      double h = 0;
+      Vec3 u = {0, 0, 0};
+      fill(m.x, h, u);
+      u = u - dot(u, m.n) * m.n;
+      U[offset(e, 0) + n] = h;
+      for (int k = 0; k < 3; ++k) U[offset(e, 1 + k) + n] = h * u[k];
+    }
+  }
+  return U;
+}
+
+double ShallowWater::mass(const SwState& U) const {
+  const int npe = mesh_.nodes_per_element();
+  double total = 0;
+  for (int e = 0; e < mesh_.num_elements(); ++e) {
+    double s = 0;
+    for (int n = 0; n < npe; ++n) s += mesh_.area_weight(e * npe + n) * U[offset(e, 0) + n];
+    total += s;
+  }
+  return total;
+}
+
+}  // namespace climate
