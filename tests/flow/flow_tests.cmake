@@ -26,6 +26,10 @@ if(flow_sources)
         LABELS "flow" TIMEOUT 300 ENVIRONMENT "EXADNN_DIST_TIMEOUT=60;OMP_NUM_THREADS=1")
     endforeach()
   endforeach()
+  # run_program (the exec module's engine): one process is enough.
+  add_test(NAME flow.np1.Program COMMAND ${EXADNN_MPIEXEC} ${MPIEXEC_NUMPROC_FLAG} 1
+                                         $<TARGET_FILE:exadnn_flow_tests> --gtest_filter=Program.*)
+  set_tests_properties(flow.np1.Program PROPERTIES LABELS "flow" TIMEOUT 120)
   # Failures that used to hang the workflow (a receiver or a tuple-space wait whose producer
   # failed): a short timeout, so a regression is a failure rather than a stuck CI job.
   foreach(np 3 4)
