@@ -145,7 +145,8 @@ double ShallowWater::stable_dt(const SwState& U, double cfl) const {
     }
   }
   if (!(lam > 0)) return std::numeric_limits<double>::infinity();
-  return cfl * 2 / ((2 * mesh_.degree() + 1) * lam);
+  const std::vector<double>& xi = mesh_.basis().nodes;
+  return cfl * (xi[1] - xi[0]) / lam;
 }
 
 SwState ShallowWater::make_state(

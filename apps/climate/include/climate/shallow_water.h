@@ -48,9 +48,9 @@ class ShallowWater {
   /// uses the solver's scratch arrays.
   void rhs(double t, const SwState& U, SwState& dU) const;
 
-  /// The largest time step at Courant number `cfl` for state U:
-  /// dt = cfl · 2 / ((2p + 1) · max_nodes Σ_i (|a^i · u| + √(g h) |a^i|)),
-  /// the reference-space wave speed summed over both directions, over the 2p + 1 of DG.
+  /// The time step at Courant number `cfl` for state U: dt = cfl · Δξ_min / λ, with Δξ_min the
+  /// smallest LGL node spacing (ξ_1 − ξ_0) and λ = max over nodes of Σ_i (|a^i · u| + √(gh) |a^i|),
+  /// the reference-space wave speed summed over both directions.
   double stable_dt(const SwState& U, double cfl) const;
 
   /// A state from pointwise values: fill(x, h, u) gives the height and the velocity (any
