@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string_view>
 
 #include "exadnn/core/error.h"
 
@@ -43,6 +44,22 @@ struct Pipe {
   }
 };
 
+// The environment a program gets: ours without the MPI launcher's variables. A program started
+// from a rank that inherits them takes itself for a rank of this job: an MPI-built one (GPAW,
+// LAMMPS, a nested mpirun) then fails in MPI_Init, or worse, joins the job.
+std::vector<std::string> program_environment() {
+  static constexpr const char* kLauncherPrefixes[] = {
+      "OMPI_", "PMIX_", "PMI_", "ORTE_", "OPAL_", "HYDRA_", "MPI_LOCALRANKID", "MPI_LOCALNRANKS"};
+  std::vector<std::string> out;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view entry(*e);
+    bool launcher = false;
+    for (const char* prefix : kLauncherPrefixes) launcher = launcher || entry.starts_with(prefix);
+    if (!launcher) out.emplace_back(entry);
+  }
+  return out;
+}
+
 }  // namespace
 
 ProgramRun run_program(const std::vector<std::string>& argv_text, const std::string& input,
@@ -61,7 +78,12 @@ ProgramRun run_program(const std::vector<std::string>& argv_text, const std::str
   for (std::string& a : words) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  std::vector<std::string> environment = program_environment();
+  std::vector<char*> envp;
+  for (std::string& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const int spawned =
+      posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   EXADNN_CHECK(spawned == 0, "flow exec", where, ": cannot run '", program,
                "': ", std::strerror(spawned));

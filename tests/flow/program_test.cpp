@@ -23,6 +23,15 @@ TEST(Program, InputAndOutputPassThroughWholeAtAnySize) {
   EXPECT_EQ(both.err, "to-err\n");
 }
 
+// Run under mpirun, a program that saw the launcher's variables took itself for a rank of this
+// job (Debian's GPAW, built with MPI, failed in orte_init and ended the job).
+TEST(Program, AProgramIsNotARankOfThisJob) {
+  const ProgramRun run = run_program({"sh", "-c", "env | grep -c -E '^(OMPI|PMIX)_' || true"});
+  EXPECT_EQ(run.out, "0\n");
+  const ProgramRun home = run_program({"sh", "-c", "echo \"$HOME\""});
+  EXPECT_NE(home.out, "\n");  // everything else is inherited
+}
+
 TEST(Program, AProgramThatIgnoresItsInputDoesNotHurtTheCaller) {
   const ProgramRun run = run_program({"true"}, std::string(1 << 22, 'x'));
   EXPECT_TRUE(run.succeeded());

@@ -23,8 +23,10 @@ struct ProgramRun {
 
 /// Runs argv[0] (a path, or a name looked up on PATH) with arguments argv[1..], feeding `input`
 /// to its standard input and collecting its standard output and error; `timeout_s` > 0 kills it
-/// (SIGKILL) past that many seconds. Throws exadnn::Error naming `where` and the program only when
-/// it cannot be started; how it ended is in the result.
+/// (SIGKILL) past that many seconds. It inherits the environment except the MPI launcher's
+/// variables (OMPI_*, PMIX_*, PMI_*, ...): it is not a rank of this job, and an MPI program it
+/// starts (GPAW, LAMMPS, a nested mpirun) starts its own. Throws exadnn::Error naming `where` and
+/// the program only when it cannot be started; how it ended is in the result.
 ProgramRun run_program(const std::vector<std::string>& argv, const std::string& input = "",
                        double timeout_s = 0.0, const std::string& where = "run_program");
 
