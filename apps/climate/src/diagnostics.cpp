@@ -27,6 +27,33 @@ ErrorNorms height_errors(const ShallowWater& solver, const SwState& U,
   return {e1 / r1, std::sqrt(e2 / r2), emax / rmax};
 }
 
+std::vector<double> relative_vorticity(const ShallowWater& solver, const SwState& U) {
+  const CubedSphere& mesh = solver.mesh();
+  const int np = mesh.nodes_1d(), npe = mesh.nodes_per_element();
+  const double* D = mesh.basis().diff.data();
+  std::vector<double> zeta(mesh.num_nodes());
+  std::vector<double> u1(npe), u2(npe);  // covariant components a_i · u of one element
+  for (int e = 0; e < mesh.num_elements(); ++e) {
+    for (int n = 0; n < npe; ++n) {
+      const NodeMetric& m = mesh.metric(e * npe + n);
+      const double h = U[solver.offset(e, 0) + n];
+      const Vec3 u = {U[solver.offset(e, 1) + n] / h, U[solver.offset(e, 2) + n] / h,
+                      U[solver.offset(e, 3) + n] / h};
+      // a_1 = (J a²) × n, a_2 = n × (J a¹).
+      u1[n] = dot(cross(m.ja2, m.n), u);
+      u2[n] = dot(cross(m.n, m.ja1), u);
+    }
+    for (int j = 0; j < np; ++j)
+      for (int i = 0; i < np; ++i) {
+        double s = 0;
+        for (int l = 0; l < np; ++l)
+          s += D[i * np + l] * u2[j * np + l] - D[j * np + l] * u1[l * np + i];
+        zeta[e * npe + j * np + i] = s / mesh.metric(e * npe + j * np + i).jac;
+      }
+  }
+  return zeta;
+}
+
 double observed_order(double coarse_error, double fine_error, double refinement) {
   return std::log(coarse_error / fine_error) / std::log(refinement);
 }

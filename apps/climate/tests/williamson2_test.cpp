@@ -97,5 +97,27 @@ TEST(Williamson2, ExactFieldsAreTheTestCases) {
   EXPECT_NEAR(dot(tc.velocity(x), tc.axis()), 0.0, 1e-12);
 }
 
+TEST(Williamson2, RelativeVorticityOfTheSolidBodyRotation) {
+  // u = (u0/a) k_α × x has ζ = 2 (u0/a) (k_α · n) everywhere; the nodal curl converges to it
+  // exponentially in p (the velocity is smooth, the map is not polynomial).
+  Williamson2 tc;
+  tc.alpha = 0.4;
+  const double scale = 2 * tc.u0 / tc.radius;
+  double prev = 1;
+  for (int p = 2; p <= 8; p += 2) {
+    const CubedSphere mesh(4, p);
+    const ShallowWater solver(mesh, tc.params());
+    const std::vector<double> zeta = relative_vorticity(solver, tc.state(solver));
+    double worst = 0;
+    for (int g = 0; g < mesh.num_nodes(); ++g)
+      worst = std::max(worst, std::abs(zeta[g] - scale * dot(tc.axis(), mesh.metric(g).n)));
+    std::printf("vorticity of the solid-body rotation, Ne 4 p %d: max error %.2e of 2u0/a\n", p,
+                worst / scale);
+    EXPECT_LT(worst, prev / 10) << "p " << p;
+    prev = worst;
+  }
+  EXPECT_LT(prev, 1e-6 * scale);
+}
+
 }  // namespace
 }  // namespace climate
