@@ -74,18 +74,26 @@ Occupation decode(const Tensor& t, int64_t sites) {
   return state;
 }
 
-// Every configuration labelled up to and including `round` (read, not taken).
-void labelled_so_far(flow::ModuleContext& ctx, int round, int64_t sites,
-                     std::vector<Occupation>& states, std::vector<double>& energies) {
+// Every configuration labelled up to and including `round` (read, not taken). Returns how many
+// are missing: their oracle instance failed (`on_error: continue` lets the loop go on without
+// them; the groups' order guarantees the instances have ended before anyone reads).
+int labelled_so_far(flow::ModuleContext& ctx, int round, int64_t sites,
+                    std::vector<Occupation>& states, std::vector<double>& energies) {
+  int missing = 0;
   for (int r = 0; r <= round; ++r) {
     const int count = labelled_in(ctx, r);
     for (int k = 0; k < count; ++k) {
-      const Tensor t =
-          ctx.tuple_space().read(detail::cat(prefix(ctx), "data/", r, "/", k)).tensor();
-      states.push_back(decode(t, sites));
-      energies.push_back(t.data<double>()[sites]);
+      const std::optional<flow::Tuple> t =
+          ctx.tuple_space().try_read(detail::cat(prefix(ctx), "data/", r, "/", k));
+      if (!t) {
+        ++missing;
+        continue;
+      }
+      states.push_back(decode(t->tensor(), sites));
+      energies.push_back(t->tensor().data<double>()[sites]);
     }
   }
+  return missing;
 }
 
 NetworkOptions network_options(const flow::ModuleContext& ctx) {
@@ -102,7 +110,10 @@ NetworkOptions network_options(const flow::ModuleContext& ctx) {
 
 // args: tag, strategy (active | mc_random | random), initial (round 0's random configurations),
 // per_round (strategy random: later rounds' random configurations; the others take the sampler's
-// picks and count), structure, cells, shells, v, noise, seed.
+// picks and count), structure, cells, shells, v, noise, seed, and the oracle (module_args.h's
+// make_oracle: pair_model by default, or lammps_eam, gpaw, program). An instance that fails (its
+// oracle program killed, say) leaves its configurations unlabelled; with `on_error: continue`
+// the loop goes on with the others'.
 void alloy_al_label(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
   const StudySystem system = study_system(ctx);
@@ -114,8 +125,9 @@ void alloy_al_label(flow::ModuleContext& ctx) {
                         : labelled_in(ctx, round);
   if (decides && ctx.instance() == 0) put_count(ctx, round, count);
   const uint64_t seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1));
-  PairModelOracle oracle(*system.lattice, system.truth, system.noise,
-                         seed * 7717 + static_cast<uint64_t>(round * 1000 + ctx.instance()));
+  const std::unique_ptr<EnergyOracle> oracle =
+      make_oracle(ctx, system, system.noise,
+                  seed * 7717 + static_cast<uint64_t>(round * 1000 + ctx.instance()));
   for (int k = ctx.instance(); k < count; k += ctx.instances()) {
     Occupation state;
     if (round == 0 || random) {
@@ -126,7 +138,7 @@ void alloy_al_label(flow::ModuleContext& ctx) {
           decode(ctx.tuple_space().get(detail::cat(prefix(ctx), "todo/", round, "/", k)).tensor(),
                  system.lattice->sites());
     }
-    const double energy = oracle.energy(state);
+    const double energy = oracle->energy(state);
     ctx.tuple_space().put(detail::cat(prefix(ctx), "data/", round, "/", k),
                           encode(state, energy, true));
   }
@@ -138,7 +150,10 @@ void alloy_al_train(flow::ModuleContext& ctx) {
   const StudySystem system = study_system(ctx);
   std::vector<Occupation> states;
   std::vector<double> energies;
-  labelled_so_far(ctx, ctx.iteration(), system.lattice->sites(), states, energies);
+  const int missing =
+      labelled_so_far(ctx, ctx.iteration(), system.lattice->sites(), states, energies);
+  EXADNN_CHECK(!states.empty(), "alloy_al_train", ctx.describe(), ": no labelled configuration (",
+               missing, " missing: every oracle instance failed)");
   NetworkOptions o = network_options(ctx);
   o.seed += static_cast<uint64_t>(ctx.instance()) + 1000 * static_cast<uint64_t>(ctx.iteration());
   o.bootstrap = ctx.instances() > 1;
@@ -177,8 +192,10 @@ void alloy_al_sample(flow::ModuleContext& ctx) {
       lattice, system.composition, system.truth,
       linspace(ctx.arg<double>("test_t_min", 6.0), ctx.arg<double>("test_t_max", 6.8), 5),
       ctx.arg<int>("test", 200), 4242);
+  // Their energies from the oracle the labels come from, without its noise.
   std::vector<double> reference, mean, spread;
-  for (const Occupation& s : test) reference.push_back(system.truth.energy(lattice, s));
+  const std::unique_ptr<EnergyOracle> exact = make_oracle(ctx, system, 0.0, 0);
+  for (const Occupation& s : test) reference.push_back(exact->energy(s));
   ensemble.predict(test, mean, spread);
   const FitQuality quality = fit_quality(mean, reference, lattice.sites());
   if (const std::string parity = ctx.arg<std::string>("parity", ""); !parity.empty()) {
@@ -215,8 +232,16 @@ void alloy_al_sample(flow::ModuleContext& ctx) {
       lattice, system.composition, batched_sampler(lattice, energy, ctx.arg<int>("batch", 32)), mc);
   const Estimate tc = heat_capacity_peak(run.points);
 
-  int64_t calls = 0;
-  for (int r = 0; r <= round; ++r) calls += labelled_in(ctx, r);
+  std::vector<Occupation> known_states;
+  std::vector<double> known_energies;
+  const int missing = labelled_so_far(ctx, round, lattice.sites(), known_states, known_energies);
+  if (missing > 0)
+    std::printf(
+        "%s [%s] round %d: %d configurations were never labelled (their oracle instance "
+        "failed); going on with %zu\n",
+        ctx.describe().c_str(), ctx.arg<std::string>("tag", "active").c_str(), round, missing,
+        known_states.size());
+  const int64_t calls = static_cast<int64_t>(known_states.size());
   const json report{{"round", round},
                     {"oracle_calls", calls},
                     {"test_rmse_mev_per_site", quality.rmse_mev_per_site},
@@ -248,9 +273,6 @@ void alloy_al_sample(flow::ModuleContext& ctx) {
     Rng order(seed * 977 + static_cast<uint64_t>(round));
     for (Candidate& c : candidates) c.spread = order.uniform();
   }
-  std::vector<Occupation> known_states;
-  std::vector<double> known_energies;
-  labelled_so_far(ctx, round, lattice.sites(), known_states, known_energies);
   const int per_round = ctx.arg<int>("per_round", 32);
   const std::vector<Occupation> picks =
       select_by_disagreement(std::move(candidates), per_round,

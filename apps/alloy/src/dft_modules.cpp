@@ -27,12 +27,8 @@ using json = nlohmann::json;
 namespace {
 
 std::vector<std::string> element_pair(const flow::ModuleContext& ctx) {
-  std::vector<std::string> elements;
-  std::string text = ctx.arg<std::string>("elements", "Ni,Al");
-  for (size_t at; !text.empty(); text = at == std::string::npos ? "" : text.substr(at + 1)) {
-    at = text.find(',');
-    elements.push_back(text.substr(0, at));
-  }
+  const std::vector<std::string> elements =
+      parse_names(ctx.arg<std::string>("elements", "Ni,Al"), "elements");
   EXADNN_CHECK(elements.size() == 2, "alloy", ctx.describe(), ": elements '",
                ctx.arg<std::string>("elements", "Ni,Al"), "' must name two elements (A,B)");
   return elements;

@@ -25,6 +25,21 @@ std::vector<double> parse_numbers(const std::string& text, const std::string& wh
   return out;
 }
 
+std::vector<std::string> parse_names(const std::string& text, const std::string& what) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    const size_t first = item.find_first_not_of(" \t");
+    const size_t last = item.find_last_not_of(" \t");
+    if (first == std::string::npos)
+      throw std::invalid_argument("alloy: " + what + " must be names separated by commas, got '" +
+                                  text + "'");
+    out.push_back(item.substr(first, last - first + 1));
+  }
+  if (out.empty()) throw std::invalid_argument("alloy: " + what + " is empty");
+  return out;
+}
+
 std::vector<double> linspace(double first, double last, int count) {
   if (count < 1) throw std::invalid_argument("alloy: a temperature grid needs 1 or more points");
   std::vector<double> out;

@@ -15,6 +15,9 @@ namespace alloy {
 /// "4,6,8" -> {4, 6, 8}; an error naming `what` and the text if an entry is not a number.
 std::vector<double> parse_numbers(const std::string& text, const std::string& what);
 
+/// "Ni,Al" -> {"Ni", "Al"}; an error naming `what` and the text if an entry is empty.
+std::vector<std::string> parse_names(const std::string& text, const std::string& what);
+
 /// `count` evenly spaced values from `first` to `last` (both included).
 std::vector<double> linspace(double first, double last, int count);
 
