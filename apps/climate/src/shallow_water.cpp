@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "climate/rusanov.h"
 #include "exadnn/core/error.h"
@@ -18,6 +19,7 @@ ShallowWater::ShallowWater(const CubedSphere& mesh, ShallowWaterParams params)
                "gravity must be positive and finite, got ", params.gravity);
   g1_.resize(kVars * mesh.nodes_per_element());
   g2_.resize(kVars * mesh.nodes_per_element());
+  build_face_nodes();
 }
 
 std::size_t ShallowWater::state_size() const {
@@ -33,50 +35,87 @@ void ShallowWater::rhs(double /*t*/, const SwState& U, SwState& dU) const {
   sources_and_projection(U, dU);
 }
 
-// dq/dt = −(1/J) (Σ_l D_il G¹_lj + Σ_l D_jl G²_il) with G^i = J a^i · F(q) at each node.
-void ShallowWater::volume_terms(const SwState& U, SwState& dU) const {
-  const int np = mesh_.nodes_1d(), npe = mesh_.nodes_per_element();
-  const double g = params_.gravity;
-  const double* D = mesh_.basis().diff.data();
-  for (int e = 0; e < mesh_.num_elements(); ++e) {
-    const double* q = U.data() + offset(e, 0);
+namespace {
+
+// The volume terms of elements [0, nelem): dq/dt = −(1/J) (Σ_l D_il G¹_lj + Σ_l D_jl G²_il) with
+// G^i = J a^i · F(q) at each node. NP = p + 1 when known at compile time (the loops unroll), or 0
+// to take it from np. g1, g2: scratch of [4][np²].
+template <int NP>
+void volume_kernel(int np_runtime, int nelem, const CubedSphere& mesh, double g, const double* D,
+                   const double* U, double* dU, double* g1, double* g2) {
+  const int np = NP > 0 ? NP : np_runtime;
+  const int npe = np * np;
+  for (int e = 0; e < nelem; ++e) {
+    const double* q = U + static_cast<std::size_t>(e) * 4 * npe;
     for (int n = 0; n < npe; ++n) {
-      const NodeMetric& m = mesh_.metric(e * npe + n);
+      const NodeMetric& m = mesh.metric(e * npe + n);
       const double h = q[n], mx = q[npe + n], my = q[2 * npe + n], mz = q[3 * npe + n];
       const double p = 0.5 * g * h * h;
       const double c1 = (m.ja1[0] * mx + m.ja1[1] * my + m.ja1[2] * mz) / h;  // J a¹ · u
       const double c2 = (m.ja2[0] * mx + m.ja2[1] * my + m.ja2[2] * mz) / h;
-      g1_[n] = h * c1;
-      g1_[npe + n] = mx * c1 + p * m.ja1[0];
-      g1_[2 * npe + n] = my * c1 + p * m.ja1[1];
-      g1_[3 * npe + n] = mz * c1 + p * m.ja1[2];
-      g2_[n] = h * c2;
-      g2_[npe + n] = mx * c2 + p * m.ja2[0];
-      g2_[2 * npe + n] = my * c2 + p * m.ja2[1];
-      g2_[3 * npe + n] = mz * c2 + p * m.ja2[2];
+      g1[n] = h * c1;
+      g1[npe + n] = mx * c1 + p * m.ja1[0];
+      g1[2 * npe + n] = my * c1 + p * m.ja1[1];
+      g1[3 * npe + n] = mz * c1 + p * m.ja1[2];
+      g2[n] = h * c2;
+      g2[npe + n] = mx * c2 + p * m.ja2[0];
+      g2[2 * npe + n] = my * c2 + p * m.ja2[1];
+      g2[3 * npe + n] = mz * c2 + p * m.ja2[2];
     }
-    double* out = dU.data() + offset(e, 0);
-    for (int v = 0; v < kVars; ++v) {
-      const double* f1 = g1_.data() + v * npe;
-      const double* f2 = g2_.data() + v * npe;
-      for (int j = 0; j < np; ++j) {
-        for (int i = 0; i < np; ++i) {
+    double* out = dU + static_cast<std::size_t>(e) * 4 * npe;
+    for (int j = 0; j < np; ++j) {
+      for (int i = 0; i < np; ++i) {
+        const double inv_j = 1 / mesh.metric(e * npe + j * np + i).jac;
+        for (int v = 0; v < 4; ++v) {
+          const double* f1 = g1 + v * npe;
+          const double* f2 = g2 + v * npe;
           double s = 0;
           for (int l = 0; l < np; ++l)
             s += D[i * np + l] * f1[j * np + l] + D[j * np + l] * f2[l * np + i];
-          out[v * npe + j * np + i] = -s / mesh_.metric(e * npe + j * np + i).jac;
+          out[v * npe + j * np + i] = -s * inv_j;
         }
       }
     }
   }
 }
 
-// At each node of an interface: dq/dt −= (|N| F*·m̂ − N · F(q)) / (J w_end) on both sides, with
-// N the side's scaled outward normal and m̂ = N_l / |N_l| (−m̂ seen from the right side).
-void ShallowWater::interface_terms(const SwState& U, SwState& dU) const {
-  const int np = mesh_.nodes_1d(), npe = mesh_.nodes_per_element(), p = mesh_.degree();
+}  // namespace
+
+void ShallowWater::volume_terms(const SwState& U, SwState& dU) const {
+  const int np = mesh_.nodes_1d(), nelem = mesh_.num_elements();
   const double g = params_.gravity;
+  const double* D = mesh_.basis().diff.data();
+  auto run = [&](auto np_const) {
+    volume_kernel<decltype(np_const)::value>(np, nelem, mesh_, g, D, U.data(), dU.data(),
+                                             g1_.data(), g2_.data());
+  };
+  switch (np) {
+    case 2:
+      return run(std::integral_constant<int, 2>{});
+    case 3:
+      return run(std::integral_constant<int, 3>{});
+    case 4:
+      return run(std::integral_constant<int, 4>{});
+    case 5:
+      return run(std::integral_constant<int, 5>{});
+    case 6:
+      return run(std::integral_constant<int, 6>{});
+    case 7:
+      return run(std::integral_constant<int, 7>{});
+    case 8:
+      return run(std::integral_constant<int, 8>{});
+    case 9:
+      return run(std::integral_constant<int, 9>{});
+    default:
+      return run(std::integral_constant<int, 0>{});
+  }
+}
+
+void ShallowWater::build_face_nodes() {
+  const int np = mesh_.nodes_1d(), npe = mesh_.nodes_per_element(), p = mesh_.degree();
   const double w_end = mesh_.basis().weights[0];
+  face_nodes_.clear();
+  face_nodes_.reserve(mesh_.interfaces().size() * np);
   for (const Interface& f : mesh_.interfaces()) {
     for (int k = 0; k < np; ++k) {
       const int kr = f.flip ? p - k : k;
@@ -86,22 +125,37 @@ void ShallowWater::interface_terms(const SwState& U, SwState& dU) const {
       const int nl = jl * np + il, nr = jr * np + ir;
       const Vec3 N = mesh_.scaled_normal(f.elem_l, f.edge_l, k);
       const Vec3 Nr = mesh_.scaled_normal(f.elem_r, f.edge_r, kr);
-      const double len = norm(N), len_r = norm(Nr);
-      const Vec3 mhat = (1 / len) * N;
-      Point4 ql, qr, fstar, fl, fr;
-      for (int v = 0; v < kVars; ++v) {
-        ql[v] = U[offset(f.elem_l, v) + nl];
-        qr[v] = U[offset(f.elem_r, v) + nr];
-      }
-      rusanov_flux(ql, qr, mhat, g, fstar, fl);
-      // The right side's own flux through its own normal (the one its volume term used).
-      normal_flux(qr, (1 / len_r) * Nr, g, fr);
-      const double sl = 1 / (mesh_.metric(f.elem_l * npe + nl).jac * w_end);
-      const double sr = 1 / (mesh_.metric(f.elem_r * npe + nr).jac * w_end);
-      for (int v = 0; v < kVars; ++v) {
-        dU[offset(f.elem_l, v) + nl] -= sl * len * (fstar[v] - fl[v]);
-        dU[offset(f.elem_r, v) + nr] -= sr * (-len * fstar[v] - len_r * fr[v]);
-      }
+      FaceNode fn;
+      fn.base_l = offset(f.elem_l, 0) + nl;
+      fn.base_r = offset(f.elem_r, 0) + nr;
+      fn.len_l = norm(N);
+      fn.len_r = norm(Nr);
+      fn.m_l = (1 / fn.len_l) * N;
+      fn.m_r = (1 / fn.len_r) * Nr;
+      fn.lift_l = 1 / (mesh_.metric(f.elem_l * npe + nl).jac * w_end);
+      fn.lift_r = 1 / (mesh_.metric(f.elem_r * npe + nr).jac * w_end);
+      face_nodes_.push_back(fn);
+    }
+  }
+}
+
+// At each node of an interface: dq/dt −= (|N| F*·m̂ − N · F(q)) / (J w_end) on both sides, with
+// N the side's scaled outward normal and m̂ = N_l / |N_l| (−m̂ seen from the right side).
+void ShallowWater::interface_terms(const SwState& U, SwState& dU) const {
+  const std::size_t npe = mesh_.nodes_per_element();
+  const double g = params_.gravity;
+  for (const FaceNode& f : face_nodes_) {
+    Point4 ql, qr, fstar, fl, fr;
+    for (int v = 0; v < kVars; ++v) {
+      ql[v] = U[f.base_l + v * npe];
+      qr[v] = U[f.base_r + v * npe];
+    }
+    rusanov_flux(ql, qr, f.m_l, g, fstar, fl);
+    // The right side's own flux through its own normal (the one its volume term used).
+    normal_flux(qr, f.m_r, g, fr);
+    for (int v = 0; v < kVars; ++v) {
+      dU[f.base_l + v * npe] -= f.lift_l * f.len_l * (fstar[v] - fl[v]);
+      dU[f.base_r + v * npe] -= f.lift_r * (-f.len_l * fstar[v] - f.len_r * fr[v]);
     }
   }
 }

@@ -65,8 +65,21 @@ class ShallowWater {
   void interface_terms(const SwState& U, SwState& dU) const;
   void sources_and_projection(const SwState& U, SwState& dU) const;
 
+  // One node pair of an interface, its geometry precomputed: the offsets of the two sides'
+  // h values in a state (variable v at + v (p+1)²), the unit normal m̂ from the left side into
+  // the right one with the left's line element |N_l|, the right side's own outward unit normal
+  // and line element, and the lifting factors 1 / (J w_0) of the two nodes.
+  struct FaceNode {
+    std::size_t base_l, base_r;
+    Vec3 m_l, m_r;
+    double len_l, len_r;
+    double lift_l, lift_r;
+  };
+  void build_face_nodes();
+
   const CubedSphere& mesh_;
   ShallowWaterParams params_;
+  std::vector<FaceNode> face_nodes_;     // [interfaces × (p+1)]
   mutable std::vector<double> g1_, g2_;  // [4][p+1][p+1] contravariant fluxes of one element
 };
 
