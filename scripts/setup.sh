@@ -23,6 +23,8 @@ PACKAGES=(
   gpaw gpaw-data python3-ase
   # applications: FFTW, ZFP, NetCDF and PLplot (apps/climate: DCT and ZFP compression, CF output, maps)
   libfftw3-dev libzfp-dev libnetcdf-dev libplplot-dev
+  # applications: spglib (apps/cbed: space-group operations and the symmetry finder)
+  libsymspg-dev
 )
 
 if [ "${1:-}" = "--bench" ]; then PACKAGES+=(python3-torch python3-numpy); fi
