@@ -1,0 +1,26 @@
+// The application's random numbers: std::mt19937_64 (its output is fixed by the C++ standard) with
+// the uniform draw written here, so a seed gives the same crystals on every standard library.
+#pragma once
+
+#include <cstdint>
+#include <random>
+
+namespace cbed {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed = 0) : engine_(seed) {}
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+  /// Uniform in [lo, hi).
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  /// Uniform integer in [0, n) for n > 0.
+  int below(int n) { return static_cast<int>(uniform() * n); }
+  /// The raw 64-bit engine, for std distributions (e.g. Poisson noise).
+  std::mt19937_64& engine() { return engine_; }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+}  // namespace cbed
