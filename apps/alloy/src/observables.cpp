@@ -16,6 +16,39 @@ double b2_order(const Lattice& lattice, const Occupation& occupation) {
   return static_cast<double>(sum) / static_cast<double>(lattice.sites());
 }
 
+double long_range_order(const Lattice& lattice, const Occupation& occupation, int species) {
+  if (static_cast<int64_t>(occupation.size()) != lattice.sites())
+    throw std::invalid_argument("alloy: long-range order of " + std::to_string(occupation.size()) +
+                                " sites on " + lattice.describe());
+  // counts[sublattice × species]
+  const int basis = lattice.basis_size();
+  std::vector<int64_t> counts(static_cast<size_t>(basis * species), 0);
+  for (int64_t i = 0; i < lattice.sites(); ++i) {
+    if (occupation[i] >= species)
+      throw std::invalid_argument("alloy: species " + std::to_string(occupation[i]) + " on site " +
+                                  std::to_string(i) + " of a " + std::to_string(species) +
+                                  "-species configuration");
+    ++counts[static_cast<size_t>(lattice.sublattice(i) * species + occupation[i])];
+  }
+  // The splits: a bit mask of the sublattices in half A (the rest are half B).
+  const std::vector<unsigned> splits = lattice.structure() == Structure::bcc
+                                           ? std::vector<unsigned>{0b01}
+                                           : std::vector<unsigned>{0b1001, 0b0101, 0b0011};
+  const double half_sites = static_cast<double>(lattice.sites()) / 2;
+  double sum_m2 = 0;
+  for (const unsigned in_a : splits) {
+    double m = 0;
+    for (int s = 0; s < species; ++s) {
+      int64_t a = 0, b = 0;
+      for (int l = 0; l < basis; ++l)
+        ((in_a >> l) & 1u ? a : b) += counts[static_cast<size_t>(l * species + s)];
+      m += std::abs(static_cast<double>(a - b)) / half_sites;
+    }
+    sum_m2 += 0.25 * m * m;
+  }
+  return std::sqrt(sum_m2);
+}
+
 std::vector<double> short_range_order(const Lattice& lattice, const Occupation& occupation) {
   int64_t ones = 0;
   for (const uint8_t s : occupation) ones += s == 1;

@@ -53,7 +53,6 @@ ReplicaExchangeResult replica_exchange(const Lattice& lattice, const Composition
   check(options);
   const int ranks = comm ? comm->size() : 1, rank = comm ? comm->rank() : 0;
   const int replicas = static_cast<int>(options.temperatures.size());
-  const bool b2 = lattice.structure() == Structure::bcc && composition.size() == 2;
   const int shells = lattice.shells();
 
   // This rank's replicas: each starts from its own random configuration and random stream.
@@ -98,7 +97,7 @@ ReplicaExchangeResult replica_exchange(const Lattice& lattice, const Composition
         if (options.snapshot_every > 0 && options.on_snapshot &&
             (measured + 1) % options.snapshot_every == 0)
           options.on_snapshot(t, r.walk->occupation(), e);
-        const double m = b2 ? b2_order(lattice, r.walk->occupation()) : 0.0;
+        const double m = long_range_order(lattice, r.walk->occupation(), composition.size());
         auto& block = sums[t].blocks[static_cast<size_t>(measured * options.blocks /
                                                          options.measurement_sweeps)];
         block[0] += 1;

@@ -44,8 +44,9 @@ struct ReplicaExchangeResult {
 };
 
 /// Runs replica exchange of `composition` on `lattice`, each replica's sampler made by `make`;
-/// B2 order is the order parameter on bcc binaries (0 otherwise). With `comm` (an exadnn MPI
-/// communicator) the replicas are spread over its ranks and every rank returns the same result.
+/// the order parameter is long_range_order (B2 on bcc, L1₀ on fcc, any species count). With `comm`
+/// (an exadnn MPI communicator) the replicas are spread over its ranks and every rank returns the
+/// same result.
 ReplicaExchangeResult replica_exchange(const Lattice& lattice, const Composition& composition,
                                        const SamplerFactory& make,
                                        const ReplicaExchangeOptions& options,
