@@ -9,10 +9,26 @@
 
 namespace cbed {
 
+namespace {
+void check_element(int z, const char* where) {
+  EXADNN_CHECK(z >= 1 && z <= kMaxAtomicNumber, where, "atomic number ", z,
+               " has no scattering-factor parameters (known: 1..", kMaxAtomicNumber, ")");
+}
+}  // namespace
+
+double kirkland_projected_potential(int z, double r) {
+  check_element(z, "cbed::kirkland_projected_potential");
+  const detail::KirklandRow& p = detail::kKirkland[z - 1];
+  const double a0e = kBohrRadius * kCoulombVA;
+  double v = 0;
+  for (int i = 0; i < 3; ++i)
+    v += 4 * M_PI * M_PI * a0e * p.a[i] * std::cyl_bessel_k(0.0, 2 * M_PI * r * std::sqrt(p.b[i])) +
+         2 * M_PI * M_PI * a0e * p.c[i] / p.d[i] * std::exp(-M_PI * M_PI * r * r / p.d[i]);
+  return v;
+}
+
 double electron_scattering_factor(int z, double g, ScatteringModel model) {
-  EXADNN_CHECK(z >= 1 && z <= kMaxAtomicNumber, "cbed::electron_scattering_factor",
-               "atomic number ", z, " has no scattering-factor parameters (known: 1..",
-               kMaxAtomicNumber, ")");
+  check_element(z, "cbed::electron_scattering_factor");
   const double g2 = g * g;
   double f = 0;
   if (model == ScatteringModel::lobato) {

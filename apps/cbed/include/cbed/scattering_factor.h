@@ -17,6 +17,12 @@ enum class ScatteringModel { lobato, kirkland };
 /// f_e(g) in Angstrom for atomic number z (1..103) at g in 1/Angstrom; Error naming z outside it.
 double electron_scattering_factor(int z, double g, ScatteringModel model = ScatteringModel::lobato);
 
+/// Kirkland's closed-form projected potential of one atom at distance r (Angstrom) from its
+/// centre, in V Angstrom (Kirkland 2010, eq. C.20):
+/// v(r) = 4 pi^2 a0 e sum_i a_i K0(2 pi r sqrt(b_i)) + 2 pi^2 a0 e sum_i c_i / d_i exp(-pi^2 r^2 /
+/// d_i).
+double kirkland_projected_potential(int z, double r);
+
 /// The Bohr radius in Angstrom (CODATA 2018).
 inline constexpr double kBohrRadius = 0.529177210903;
 /// e^2 / (4 pi eps0) in V Angstrom (CODATA 2018): 14.3996 V A.
