@@ -10,6 +10,7 @@
 
 #include "cbed/fft2d.h"
 #include "cbed/multislice.h"
+#include "cbed/orthogonal_cell.h"
 
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -5,27 +5,7 @@
 #include <cmath>
 #include <complex>
 
-#include "cbed/crystal_generator.h"
-
 namespace cbed {
-
-Crystal along_axis(const Crystal& crystal, int axis) {
-  EXADNN_CHECK(axis >= 0 && axis <= 2, "cbed::along_axis", "axis ", axis, " is not 0, 1 or 2");
-  const CellParameters p = cell_parameters(crystal);
-  const double tol = 1e-6;  // degrees
-  EXADNN_CHECK(
-      std::abs(p.alpha - 90) < tol && std::abs(p.beta - 90) < tol && std::abs(p.gamma - 90) < tol,
-      "cbed::along_axis", "multislice needs an orthogonal cell; this one has angles ", p.alpha,
-      ", ", p.beta, ", ", p.gamma, " degrees");
-  // New axes (x, y, z) = old axes (axis + 1, axis + 2, axis), cyclically.
-  const int ix = (axis + 1) % 3, iy = (axis + 2) % 3;
-  const double edge[3] = {p.a, p.b, p.c};
-  Crystal out;
-  out.lattice = {Vec3{edge[ix], 0, 0}, Vec3{0, edge[iy], 0}, Vec3{0, 0, edge[axis]}};
-  for (const Atom& a : crystal.atoms)
-    out.atoms.push_back({a.z, {a.frac[ix], a.frac[iy], a.frac[axis]}});
-  return out;
-}
 
 std::vector<std::vector<double>> projected_potentials(const Crystal& c, const SliceGrid& grid,
                                                       Fft2d& fft, double debye_waller_b,

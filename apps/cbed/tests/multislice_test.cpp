@@ -11,6 +11,7 @@
 
 #include "cbed/crystal_generator.h"
 #include "cbed/multislice.h"
+#include "cbed/orthogonal_cell.h"
 
 namespace cbed {
 namespace {
@@ -126,6 +127,12 @@ TEST(Multislice, BadInputIsRefusedByName) {
     FAIL();
   } catch (const exadnn::Error& e) {
     EXPECT_NE(std::string(e.what()).find("orthogonal"), std::string::npos) << e.what();
+  }
+  try {
+    orthogonal_setting(oblique);
+    FAIL();
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no orthogonal setting"), std::string::npos) << e.what();
   }
   MultisliceOptions o = copper_options();
   o.bandwidth = 1.5;

@@ -7,6 +7,7 @@
 
 #include <exadnn/core/error.h>
 
+#include "cbed/orthogonal_cell.h"
 #include "cbed/projected_potential.h"
 
 namespace cbed {

@@ -1,6 +1,6 @@
-// The slices of multislice: a crystal with an orthogonal cell, turned so that one cell axis is the
-// beam direction z, repeated in the plane and cut into slices along z; each slice's projected
-// potential v_z(x, y) on the FFT grid.
+// The slices of multislice: a crystal with an orthogonal cell whose c is the beam direction z
+// (orthogonal_cell.h turns one so), repeated in the plane and cut into slices along z; each
+// slice's projected potential v_z(x, y) on the FFT grid.
 #pragma once
 
 #include <vector>
@@ -10,12 +10,6 @@
 #include "cbed/scattering_factor.h"
 
 namespace cbed {
-
-/// The crystal with cell axis `axis` (0: a, 1: b, 2: c) along the beam z, the other two along x
-/// and y (a cyclic relabelling, so the cell stays right-handed): the zone axes [100], [010], [001].
-/// The cell must be orthogonal (Error naming its angles otherwise); the result's lattice is
-/// diag(Lx, Ly, Lz).
-Crystal along_axis(const Crystal& crystal, int axis);
 
 /// How the turned cell is sampled: tiles_x x tiles_y cells on an ny x nx grid, slices_per_cell
 /// slices of thickness c / slices_per_cell along the beam.
