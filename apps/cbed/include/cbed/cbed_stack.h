@@ -1,0 +1,35 @@
+// One material's sample for the dataset: CBED patterns along three zone axes, stacked like the
+// ORNL CBED data ([3, H, W] float32 per material).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "cbed/crystal.h"
+#include "cbed/multislice.h"
+
+namespace cbed {
+
+struct StackOptions {
+  MultisliceOptions multislice;  // beam, grid size, aperture, bandwidth, Debye-Waller; its tiles,
+                                 // slices and cells are chosen per axis from the three sizes below
+  double plane_size = 20;        // Angstrom: the tiled plane is at least this wide along x and y
+  double thickness = 50;         // Angstrom: cells along the beam, rounded to the nearest (>= 1)
+  double max_slice = 2;          // Angstrom: the thickest slice
+};
+
+/// Three patterns of one crystal, [3, ny, nx] float32 row-major.
+struct PatternStack {
+  int ny = 0, nx = 0;
+  std::vector<float> data;
+  std::array<std::string, 3> zone_axes;  // e.g. "[100]", or "[2-1-10]" on hexagonal axes
+  std::array<std::array<double, 2>, 3> pixel_mrad{};  // detector pixel (x, y) per pattern
+};
+
+/// The patterns along the three axes of the crystal's orthogonal setting: [100], [010], [001] of
+/// an orthogonal cell, [2-1-10], [01-10], [0001] of a hexagonal one. Error for monoclinic and
+/// triclinic cells (from orthogonal_setting).
+PatternStack cbed_stack(const Crystal& crystal, const StackOptions& options);
+
+}  // namespace cbed

@@ -1,0 +1,81 @@
+// Three-axis stacks: the three cube axes of a cubic crystal give the same pattern, a tetragonal
+// crystal's c differs from its a, hexagonal cells go through the orthohexagonal setting, and a
+// monoclinic cell is refused by name.
+#include <gtest/gtest.h>
+
+#include <exadnn/core/error.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "cbed/cbed_stack.h"
+#include "cbed/crystal_generator.h"
+
+namespace cbed {
+namespace {
+
+StackOptions small() {
+  StackOptions s;
+  s.multislice.grid.nx = s.multislice.grid.ny = 64;
+  s.multislice.aperture_mrad = 4;
+  s.thickness = 30;
+  return s;
+}
+
+// max |I_i - I_j| / max I_i between patterns i and j of a stack, pattern j transposed or not.
+double difference(const PatternStack& s, int i, int j, bool transpose = false) {
+  const int n = s.nx;  // square patterns
+  const size_t size = size_t(n) * n;
+  double worst = 0, peak = 0;
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x) {
+      const float a = s.data[i * size + size_t(y) * n + x];
+      const float b = s.data[j * size + (transpose ? size_t(x) * n + y : size_t(y) * n + x)];
+      worst = std::max(worst, double(std::abs(a - b)));
+      peak = std::max(peak, double(a));
+    }
+  return worst / peak;
+}
+
+TEST(CbedStack, CubeAxesAreEquivalentAndATetragonalCIsNot) {
+  const PatternStack cu = cbed_stack(make_fcc(29, 3.615), small());
+  EXPECT_EQ(cu.data.size(), 3u * 64 * 64);
+  EXPECT_EQ(cu.zone_axes[2], "[001]");
+  EXPECT_LT(difference(cu, 0, 1), 1e-6);  // float32 patterns
+  EXPECT_LT(difference(cu, 0, 2), 1e-6);
+  Crystal stretched = make_fcc(29, 3.615);
+  stretched.lattice[2][2] = 3.9;  // a tetragonal distortion along c
+  const PatternStack t = cbed_stack(stretched, small());
+  // [100] shows (b, c) along (x, y), [010] shows (c, a): the same pattern, transposed.
+  EXPECT_LT(difference(t, 0, 1, true), 1e-6);
+  EXPECT_GT(difference(t, 0, 2), 1e-2);
+}
+
+TEST(CbedStack, HexagonalCellsUseTheOrthohexagonalAxes) {
+  Crystal mg;  // hcp Mg, a = 3.209, c = 5.211 A
+  mg.lattice = {Vec3{3.209, 0, 0}, Vec3{-3.209 / 2, 3.209 * std::sqrt(3.0) / 2, 0},
+                Vec3{0, 0, 5.211}};
+  mg.atoms = {{12, {1 / 3., 2 / 3., 0.25}}, {12, {2 / 3., 1 / 3., 0.75}}};
+  const PatternStack s = cbed_stack(mg, small());
+  EXPECT_EQ(s.zone_axes[0], "[2-1-10]");
+  EXPECT_EQ(s.zone_axes[2], "[0001]");
+  double sum = 0;
+  for (size_t k = 0; k < size_t(64 * 64); ++k) sum += s.data[2 * 64 * 64 + k];
+  EXPECT_GT(sum, 0.5);  // a pattern, not an empty frame
+  EXPECT_LE(sum, 1.0 + 1e-6);
+}
+
+TEST(CbedStack, MonoclinicCellsAreRefusedByName) {
+  GeneratorOptions g;
+  g.species = {14};
+  const Crystal mono = CrystalGenerator(g, 4).generate(14).crystal;
+  try {
+    cbed_stack(mono, small());
+    FAIL();
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no orthogonal setting"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cbed
