@@ -14,12 +14,15 @@
 namespace climate {
 namespace {
 
-// The normalized height errors of Williamson 2 at flow angle alpha after `days`, Courant 0.5.
-ErrorNorms run_williamson2(int ne, int p, double alpha, double days, double cfl = 0.5) {
+// The normalized height errors of Williamson 2 at flow angle alpha after `days`.
+ErrorNorms run_williamson2(int ne, int p, double alpha, double days, double cfl = 0.5,
+                           VolumeForm form = VolumeForm::split) {
   const CubedSphere mesh(ne, p);
   Williamson2 tc;
   tc.alpha = alpha;
-  const ShallowWater solver(mesh, tc.params());
+  ShallowWaterParams params = tc.params();
+  params.volume = form;
+  const ShallowWater solver(mesh, params);
   Simulation sim(solver, tc.state(solver), cfl);
   sim.advance_to(days * kDay);
   return height_errors(solver, sim.state(), [&tc](const Vec3& x) { return tc.height(x); });
@@ -27,17 +30,21 @@ ErrorNorms run_williamson2(int ne, int p, double alpha, double days, double cfl 
 
 TEST(Williamson2, OneDayHeightErrorConvergesAtOrderAtLeastPPlusHalf) {
   const int p = 3;
-  // α = 0: the flow along the equatorial faces; α = π/4: across cube edges and corners.
-  for (const double alpha : {0.0, kPi / 4}) {
-    double prev = run_williamson2(2, p, alpha, 1.0).l2;
-    for (int ne = 4; ne <= 8; ne *= 2) {
-      const double err = run_williamson2(ne, p, alpha, 1.0).l2;
-      const double order = observed_order(prev, err, 2.0);
-      EXPECT_GE(order, p + 0.5) << "alpha " << alpha << ", Ne " << ne / 2 << " -> " << ne << ": l2 "
-                                << prev << " -> " << err;
-      std::printf("alpha %.4f, Ne %d -> %d: l2(h) %.3e -> %.3e, order %.2f\n", alpha, ne / 2, ne,
-                  prev, err, order);
-      prev = err;
+  // Both volume forms; α = 0: the flow along the equatorial faces; α = π/4: across cube edges
+  // and corners.
+  for (const VolumeForm form : {VolumeForm::split, VolumeForm::divergence}) {
+    for (const double alpha : {0.0, kPi / 4}) {
+      double prev = run_williamson2(2, p, alpha, 1.0, 0.5, form).l2;
+      for (int ne = 4; ne <= 8; ne *= 2) {
+        const double err = run_williamson2(ne, p, alpha, 1.0, 0.5, form).l2;
+        const double order = observed_order(prev, err, 2.0);
+        const char* name = form == VolumeForm::split ? "split" : "divergence";
+        EXPECT_GE(order, p + 0.5) << name << ", alpha " << alpha << ", Ne " << ne / 2 << " -> "
+                                  << ne << ": l2 " << prev << " -> " << err;
+        std::printf("%s form, alpha %.4f, Ne %d -> %d: l2(h) %.3e -> %.3e, order %.2f\n", name,
+                    alpha, ne / 2, ne, prev, err, order);
+        prev = err;
+      }
     }
   }
 }

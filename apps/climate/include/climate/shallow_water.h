@@ -24,9 +24,19 @@ namespace climate {
 
 using SwState = std::vector<double>;
 
+/// How the volume terms are formed.
+enum class VolumeForm {
+  /// −(1/J) Σ_i D G^i: the derivative of the interpolated contravariant fluxes (standard DGSEM).
+  divergence,
+  /// −(1/J) Σ_i Σ_l 2 D_il F#(q, q_l; {J a^i}): flux differencing with a symmetric two-point flux
+  /// (Wintermeyer et al. 2017: averaged momentum, velocity and metric, pressure ½ g h h_l).
+  split,
+};
+
 struct ShallowWaterParams {
   double gravity = kGravity;         ///< g [m/s²]
   Vec3 omega = {0, 0, kEarthOmega};  ///< the planet's rotation vector Ω [1/s]
+  VolumeForm volume = VolumeForm::split;
 };
 
 class ShallowWater {
