@@ -2,6 +2,7 @@
 // the uniform draw written here, so a seed gives the same crystals on every standard library.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 
@@ -14,6 +15,11 @@ class Rng {
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
   /// Uniform in [lo, hi).
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+  /// Standard normal (Box-Muller on two uniform draws; written here for the same reason).
+  double normal() {
+    const double u = 1.0 - uniform();  // (0, 1]
+    return std::sqrt(-2 * std::log(u)) * std::cos(2 * 3.14159265358979323846 * uniform());
+  }
   /// Uniform integer in [0, n) for n > 0.
   int below(int n) { return static_cast<int>(uniform() * n); }
   /// The raw 64-bit engine, for std distributions (e.g. Poisson noise).
