@@ -16,9 +16,7 @@
 #ifdef EXADNN_WITH_FLOW
 #include "flow_command.h"
 #endif
-#ifdef EXADNN_HAS_CUDA
-#include <exadnn/backend/cuda/cuda.h>
-#endif
+#include <exadnn/core/plugin.h>
 
 namespace {
 // An error's message without the "exadnn: " that exadnn::Error puts first (the caller's own
@@ -73,12 +71,16 @@ int main(int argc, char** argv) {
   try {
     if (info->parsed()) {
       if (info_threads > 0) exadnn::set_num_threads(info_threads);
+      exadnn::load_plugin("cuda");  // so the memory kinds below are the ones a GPU run has
       std::printf("%s", exadnn::runtime_info().c_str());
-#ifdef EXADNN_HAS_CUDA
-      std::printf("%s", exadnn::cuda::report().c_str());
-#else
-      std::printf("CUDA: not in this build (configure with nvcc available, -DEXADNN_CUDA=ON)\n");
-#endif
+      // The CUDA backend is a plugin: loaded here to ask it, never by a CPU run.
+      using Report = const char* (*)();
+      if (const auto report =
+              reinterpret_cast<Report>(exadnn::plugin_symbol("cuda", "exadnn_cuda_report_text")))
+        std::printf("%s", report());
+      else
+        std::printf("CUDA: no backend plugin (build with nvcc available, -DEXADNN_CUDA=ON): %s\n",
+                    exadnn::plugin_error("cuda").c_str());
     } else if (train->parsed()) {
       if (print_config) {
         std::printf("%s", exadnn::train::default_config_yaml().c_str());

@@ -19,6 +19,7 @@
 #include "exadnn/core/half.h"
 #include "exadnn/core/half_convert.h"
 #include "exadnn/core/memory_manager.h"
+#include "exadnn/core/plugin.h"
 #include "exadnn/core/rng.h"
 #include "exadnn/core/state_dict.h"
 #include "exadnn/core/storage.h"

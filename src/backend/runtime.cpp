@@ -45,7 +45,8 @@ std::string runtime_info() {
   for (int k = 0; k < kMemoryKindCount; ++k) {
     const auto kind = static_cast<MemoryKind>(k);
     os << " " << memory_kind_name(kind)
-       << (MemoryManager::instance().available(kind) ? "" : " (unavailable: built without CUDA)");
+       << (MemoryManager::instance().available(kind) ? ""
+                                                     : " (unavailable: no CUDA backend loaded)");
     if (k + 1 < kMemoryKindCount) os << ",";
   }
   os << "\n";

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "exadnn/core/error.h"
+#include "exadnn/core/plugin.h"
 
 namespace exadnn {
 
@@ -123,12 +124,27 @@ size_t MemoryManager::round_size(size_t nbytes) noexcept {
   return (nbytes + step - 1) / step * step;
 }
 
+namespace {
+
+// Device, pinned and managed memory come from the CUDA plugin, loaded the first time one is
+// asked for (before any pool lock: its registrar registers backends). "" when `kind` has a
+// backend now, else why not.
+std::string missing_backend(const MemoryManager& manager, MemoryKind kind) {
+  if (manager.available(kind)) return "";
+  if (kind != MemoryKind::host && load_plugin("cuda") && manager.available(kind)) return "";
+  return kind == MemoryKind::host
+             ? "no host backend"
+             : "no CUDA backend (only host memory is available): " + plugin_error("cuda");
+}
+
+}  // namespace
+
 void* MemoryManager::allocate(MemoryKind kind, size_t nbytes, int device) {
+  const std::string missing = missing_backend(*this, kind);
+  EXADNN_CHECK(missing.empty(), "MemoryManager", "cannot allocate ", format_bytes(nbytes), " of ",
+               memory_kind_name(kind), " memory: ", missing);
   Pool& p = pool(kind);
   std::lock_guard<std::mutex> lock(p.mutex);
-  EXADNN_CHECK(p.backend != nullptr, "MemoryManager", "cannot allocate ", format_bytes(nbytes),
-               " of ", memory_kind_name(kind),
-               " memory: exadnn was built without CUDA (only host memory is available)");
   const size_t rounded = round_size(nbytes);
   void* ptr = nullptr;
   auto it = p.free_blocks.find(cache_key(rounded, device));
@@ -183,16 +199,19 @@ void MemoryManager::deallocate(MemoryKind kind, void* ptr, size_t nbytes, int de
 void MemoryManager::copy(void* dst, MemoryKind dst_kind, const void* src, MemoryKind src_kind,
                          size_t nbytes) {
   if (nbytes == 0) return;
+  const std::string missing = missing_backend(*this, dst_kind) + missing_backend(*this, src_kind);
   CopyFunction fn = copies_[static_cast<int>(dst_kind)][static_cast<int>(src_kind)];
   EXADNN_CHECK(fn != nullptr, "MemoryManager", "no copy from ", memory_kind_name(src_kind), " to ",
-               memory_kind_name(dst_kind), " memory: exadnn was built without CUDA");
+               memory_kind_name(dst_kind),
+               " memory: ", missing.empty() ? "none registered" : missing);
   fn(dst, src, nbytes);
 }
 
 void MemoryManager::memset(void* dst, MemoryKind kind, int value, size_t nbytes) {
+  const std::string missing = missing_backend(*this, kind);
+  EXADNN_CHECK(missing.empty(), "MemoryManager", "cannot fill ", memory_kind_name(kind),
+               " memory: ", missing);
   Pool& p = pool(kind);
-  EXADNN_CHECK(p.backend != nullptr, "MemoryManager", "cannot fill ", memory_kind_name(kind),
-               " memory: exadnn was built without CUDA");
   p.backend->memset(dst, value, nbytes);
 }
 

@@ -84,3 +84,11 @@ void set_tf32_enabled(bool enabled) noexcept {
 }
 
 }  // namespace exadnn::cuda
+
+// The plugin's C entry for programs that load it on demand (exadnn::plugin_symbol): the report
+// text, valid until the next call.
+extern "C" const char* exadnn_cuda_report_text() {
+  static std::string text;
+  text = exadnn::cuda::report();
+  return text.c_str();
+}

@@ -1,7 +1,8 @@
-// The CUDA backend's public API (library exadnn_cuda, CMake target exadnn::cuda). Linking the
-// library is what enables CUDA: when it loads it registers the device, pinned and managed memory
-// kinds and the cuda kernels, so `Tensor::to(Device::cuda())` and every op on cuda tensors work.
-// These functions are only for questions and settings beyond that.
+// The CUDA backend's public API (library exadnn_cuda, CMake target exadnn::cuda). Loading the
+// library is what enables CUDA: it registers the device, pinned and managed memory kinds and the
+// cuda kernels, so `Tensor::to(Device::cuda())` and every op on cuda tensors work. A program
+// links it, or lets libexadnn load it as a plugin on the first device allocation (core/plugin.h).
+// These functions (for programs that link it) are only for questions and settings beyond that.
 #pragma once
 
 #include <string>
