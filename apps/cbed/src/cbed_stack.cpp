@@ -3,20 +3,18 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cbed/crystal_generator.h"
 #include "cbed/orthogonal_cell.h"
 
 namespace cbed {
 
 PatternStack cbed_stack(const Crystal& crystal, const StackOptions& options) {
-  const CellParameters p = cell_parameters(crystal);
-  const bool hexagonal_axes = std::abs(p.gamma - 120) < 1e-6;
-  const Crystal cell = orthogonal_setting(crystal);  // Error for cells it cannot handle
+  const OrthogonalCell orthogonal = orthogonal_supercell(crystal);  // Error for oblique metrics
+  const Crystal& cell = orthogonal.crystal;
   PatternStack stack;
   stack.nx = options.multislice.grid.nx;
   stack.ny = options.multislice.grid.ny;
-  stack.zone_axes = hexagonal_axes ? std::array<std::string, 3>{"[2-1-10]", "[01-10]", "[0001]"}
-                                   : std::array<std::string, 3>{"[100]", "[010]", "[001]"};
+  for (int axis = 0; axis < 3; ++axis)
+    stack.zone_axes[axis] = zone_axis_symbol(orthogonal.vectors[axis]);
   const size_t n = size_t(stack.nx) * stack.ny;
   stack.data.resize(3 * n);
   for (int axis = 0; axis < 3; ++axis) {

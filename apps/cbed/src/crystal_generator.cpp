@@ -105,19 +105,39 @@ CrystalGenerator::CrystalGenerator(GeneratorOptions options, uint64_t seed)
                options_.max_orbits, " is not a range of at least one");
 }
 
+// Edge ratios within 1:1.6 and angles away from 90 degrees by at least 5, so no accidental
+// metric symmetry; the scale is set later from the atom count. Monoclinic and triclinic cells are
+// orthogonal lattices sheared by simple fractions of their edges (c = C + r a, ...), so that
+// they have an orthogonal supercell, which multislice needs (orthogonal_cell.h).
 CellParameters CrystalGenerator::draw_cell(CrystalSystem system) {
-  // Edge ratios within 1:1.6 and angles away from 90 degrees by at least 5, so no accidental
-  // metric symmetry; the scale is set later from the atom count.
   auto edge = [&] { return rng_.uniform(1.0, 1.6); };
-  auto oblique = [&] {
-    const double d = rng_.uniform(5.0, 25.0);
-    return rng_.uniform() < 0.5 ? 90 - d : 90 + d;
+  auto fraction = [&] {
+    static const double kShears[] = {1 / 2., 1 / 3., 2 / 3., 1 / 4., 3 / 4.};
+    return kShears[rng_.below(5)];
   };
+  auto sign = [&] { return rng_.uniform() < 0.5 ? -1.0 : 1.0; };
   switch (system) {
     case CrystalSystem::triclinic:
-      return {edge(), edge(), edge(), oblique(), oblique(), oblique()};
+      for (;;) {  // a, b = B + r1 a, c = C + r2 a + r3 B with A, B, C orthogonal
+        const double a = edge(), b = edge(), c = edge();
+        // Halves only: the orthogonal supercell (a, 2b - 2 r1 a, 4c - ...) keeps indices within 4
+        // and 8 cells (thirds would nest to 18).
+        const double r1 = sign() / 2, r2 = sign() / 2, r3 = sign() / 2;
+        Crystal sheared;
+        sheared.lattice = {Vec3{a, 0, 0}, Vec3{r1 * a, b, 0}, Vec3{r2 * a, r3 * b, c}};
+        const CellParameters p = cell_parameters(sheared);
+        bool ok = true;
+        for (const double angle : {p.alpha, p.beta, p.gamma})
+          ok = ok && angle >= 60 && angle <= 120 && std::abs(angle - 90) >= 5;
+        if (ok) return p;
+      }
     case CrystalSystem::monoclinic:
-      return {edge(), edge(), edge(), 90, rng_.uniform(95.0, 120.0), 90};
+      for (;;) {  // b unique: c = C - r a, beta = acos(-r a / |c|) in 95..125 degrees
+        const double a = edge(), b = edge(), c_height = edge(), r = fraction();
+        const double c = std::hypot(r * a, c_height);
+        const double beta = std::acos(-r * a / c) / kDeg;
+        if (beta >= 95 && beta <= 125) return {a, b, c, 90, beta, 90};
+      }
     case CrystalSystem::orthorhombic:
       return {edge(), edge(), edge(), 90, 90, 90};
     case CrystalSystem::tetragonal: {

@@ -1,15 +1,19 @@
 // Three-axis stacks: the three cube axes of a cubic crystal give the same pattern, a tetragonal
-// crystal's c differs from its a, hexagonal cells go through the orthohexagonal setting, and a
-// monoclinic cell is refused by name.
+// crystal's c differs from its a, hexagonal cells go through the orthohexagonal setting, the
+// generator's oblique cells through their orthogonal supercells, and a metric without one is
+// refused by name.
 #include <gtest/gtest.h>
 
 #include <exadnn/core/error.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "cbed/cbed_stack.h"
 #include "cbed/crystal_generator.h"
+#include "cbed/orthogonal_cell.h"
+#include "cbed/space_group.h"
 
 namespace cbed {
 namespace {
@@ -57,23 +61,45 @@ TEST(CbedStack, HexagonalCellsUseTheOrthohexagonalAxes) {
                 Vec3{0, 0, 5.211}};
   mg.atoms = {{12, {1 / 3., 2 / 3., 0.25}}, {12, {2 / 3., 1 / 3., 0.75}}};
   const PatternStack s = cbed_stack(mg, small());
-  EXPECT_EQ(s.zone_axes[0], "[2-1-10]");
-  EXPECT_EQ(s.zone_axes[2], "[0001]");
+  // c, and two orthogonal directions in the basal plane: a and a + 2b, or equivalently 2a + b
+  // and b ([2-1-10] and [01-10] in four indices, or their equivalents).
+  EXPECT_EQ(s.zone_axes[2], "[001]");
+  const std::string basal = s.zone_axes[0] + s.zone_axes[1];
+  EXPECT_TRUE(basal == "[100][120]" || basal == "[210][010]") << basal;
   double sum = 0;
   for (size_t k = 0; k < size_t(64 * 64); ++k) sum += s.data[2 * 64 * 64 + k];
   EXPECT_GT(sum, 0.5);  // a pattern, not an empty frame
   EXPECT_LE(sum, 1.0 + 1e-6);
 }
 
-TEST(CbedStack, MonoclinicCellsAreRefusedByName) {
+// The generator's monoclinic and triclinic cells have orthogonal supercells; their stacks exist.
+TEST(CbedStack, GeneratedObliqueCellsGetStacks) {
   GeneratorOptions g;
-  g.species = {14};
-  const Crystal mono = CrystalGenerator(g, 4).generate(14).crystal;
+  g.species = {8, 14};
+  CrystalGenerator generator(g, 4);
+  for (const int number : {1, 2, 14, 15}) {
+    const Crystal c = generator.generate(number).crystal;
+    const OrthogonalCell o = orthogonal_supercell(c);
+    EXPECT_EQ(find_space_group(o.crystal), number) << "the supercell is the same crystal";
+    const PatternStack s = cbed_stack(c, small());
+    std::printf("[cbed] space group %d: zone axes %s %s %s, supercell %zu atoms\n", number,
+                s.zone_axes[0].c_str(), s.zone_axes[1].c_str(), s.zone_axes[2].c_str(),
+                o.crystal.atoms.size());
+    if (number >= 3) {
+      EXPECT_EQ(s.zone_axes[1], "[010]");  // b is unique and orthogonal
+    }
+  }
+}
+
+TEST(CbedStack, AMetricWithNoOrthogonalSupercellIsRefusedByName) {
+  Crystal oblique;
+  oblique.lattice = {Vec3{4, 0, 0}, Vec3{0, 5, 0}, Vec3{4 * (std::sqrt(2.0) - 1), 0, 6}};
+  oblique.atoms = {{14, {0, 0, 0}}, {8, {0.3, 0.4, 0.5}}};
   try {
-    cbed_stack(mono, small());
+    cbed_stack(oblique, small());
     FAIL();
   } catch (const exadnn::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no orthogonal setting"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no orthogonal supercell"), std::string::npos) << e.what();
   }
 }
 

@@ -27,9 +27,9 @@ struct PatternStack {
   std::array<std::array<double, 2>, 3> pixel_mrad{};  // detector pixel (x, y) per pattern
 };
 
-/// The patterns along the three axes of the crystal's orthogonal setting: [100], [010], [001] of
-/// an orthogonal cell, [2-1-10], [01-10], [0001] of a hexagonal one. Error for monoclinic and
-/// triclinic cells (from orthogonal_setting).
+/// The patterns along the three axes of the crystal's orthogonal supercell: [100], [010], [001]
+/// of an orthogonal cell, [100], [120], [001] on hexagonal axes, [100], [010], [p0q] of the
+/// generator's monoclinic cells. Error for a metric with no orthogonal supercell.
 PatternStack cbed_stack(const Crystal& crystal, const StackOptions& options);
 
 }  // namespace cbed

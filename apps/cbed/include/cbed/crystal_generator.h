@@ -1,8 +1,9 @@
 // Random crystal structures of a chosen space group: the orbits of random points under the group's
 // operations (general positions, and special positions on a rotation axis, mirror plane, inversion
-// centre or rotoinversion point), lattice parameters drawn within the crystal system's constraints,
-// and spglib's symmetry finder as the judge: a structure whose space group does not come back is
-// rejected, and counted.
+// centre or rotoinversion point), lattice parameters drawn within the crystal system's constraints
+// (monoclinic and triclinic cells as orthogonal lattices sheared by simple fractions, so that an
+// orthogonal supercell exists for multislice), and spglib's symmetry finder as the judge: a
+// structure whose space group does not come back is rejected, and counted.
 #pragma once
 
 #include <cstdint>

@@ -1,22 +1,38 @@
-// Orthogonal cells for multislice, whose FFT grid is rectangular: a crystal's cell in an
-// orthogonal setting, turned so that one of its axes is the beam direction.
+// Orthogonal cells for multislice, whose FFT grid is rectangular: a crystal's smallest supercell
+// spanned by three mutually orthogonal lattice vectors, and one of its axes turned onto the beam.
 #pragma once
+
+#include <array>
+#include <string>
 
 #include "cbed/crystal.h"
 
 namespace cbed {
 
-/// The same crystal in an orthogonal cell: an orthogonal cell is returned as it is; a cell on
-/// hexagonal axes (a = b, alpha = beta = 90, gamma = 120 degrees: the hexagonal and trigonal
-/// groups) becomes the C-centred orthohexagonal cell a' = a, b' = a + 2b (|b'| = sqrt(3) a),
-/// c' = c, with twice the atoms. Error naming the cell parameters for any other cell (monoclinic,
-/// triclinic: those need a search for an orthogonal supercell, not done yet).
+/// Integer indices [u, v, w] of a lattice vector u a + v b + w c.
+using LatticeVector = std::array<int, 3>;
+
+/// An orthogonal supercell and the lattice vectors that span it.
+struct OrthogonalCell {
+  Crystal crystal;                       // lattice rows mutually orthogonal, right-handed
+  std::array<LatticeVector, 3> vectors;  // its rows in the original basis (zone axes)
+};
+
+/// The supercell of smallest volume spanned by three mutually orthogonal lattice vectors with
+/// indices up to `max_index` (an orthogonal cell: itself; hexagonal axes: a, a + 2b, c; the
+/// generator's monoclinic and triclinic cells: the orthogonal lattice they are sheared from).
+/// Error naming the cell parameters when there is none (a generic oblique metric).
+OrthogonalCell orthogonal_supercell(const Crystal& crystal, int max_index = 9);
+
+/// orthogonal_supercell(crystal).crystal.
 Crystal orthogonal_setting(const Crystal& crystal);
 
+/// "[1-20]": the zone-axis symbol of a lattice vector (a minus sign before a negative index).
+std::string zone_axis_symbol(const LatticeVector& uvw);
+
 /// The crystal with cell axis `axis` (0: a, 1: b, 2: c) along the beam z, the other two along x
-/// and y (a cyclic relabelling, so the cell stays right-handed): the zone axes [100], [010], [001]
-/// of an orthogonal cell. Error naming the angles when the cell is not orthogonal; the result's
-/// lattice is diag(Lx, Ly, Lz).
+/// and y (a cyclic relabelling, so the cell stays right-handed). Error naming the angles when the
+/// cell is not orthogonal; the result's lattice is diag(Lx, Ly, Lz).
 Crystal along_axis(const Crystal& crystal, int axis);
 
 }  // namespace cbed
