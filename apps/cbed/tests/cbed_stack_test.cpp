@@ -91,6 +91,30 @@ TEST(CbedStack, GeneratedObliqueCellsGetStacks) {
   }
 }
 
+// A stack for a generated structure of every space group: three patterns, each holding the probe's
+// intensity less what left the bandwidth.
+TEST(CbedStack, EverySpaceGroupGetsAStack) {
+  GeneratorOptions g;
+  g.species = {8, 14, 26};
+  CrystalGenerator generator(g, 5);
+  StackOptions options = small();
+  options.multislice.measure_fft = false;
+  size_t largest = 0;
+  for (int number = 1; number <= 230; ++number) {
+    const Crystal c = generator.generate(number).crystal;
+    largest = std::max(largest, orthogonal_supercell(c).crystal.atoms.size());
+    const PatternStack s = cbed_stack(c, options);
+    for (int axis = 0; axis < 3; ++axis) {
+      double sum = 0;
+      for (size_t k = 0; k < size_t(64 * 64); ++k) sum += s.data[axis * 64 * 64 + k];
+      EXPECT_GT(sum, 0.5) << number << " " << s.zone_axes[axis];
+      EXPECT_LE(sum, 1 + 1e-5) << number << " " << s.zone_axes[axis];
+    }
+  }
+  std::printf("[cbed] stacks for all 230 space groups; largest orthogonal supercell %zu atoms\n",
+              largest);
+}
+
 TEST(CbedStack, AMetricWithNoOrthogonalSupercellIsRefusedByName) {
   Crystal oblique;
   oblique.lattice = {Vec3{4, 0, 0}, Vec3{0, 5, 0}, Vec3{4 * (std::sqrt(2.0) - 1), 0, 6}};
