@@ -14,6 +14,7 @@ Simulation::Simulation(const ShallowWater& solver, SwState initial, double cfl)
   EXADNN_CHECK(cfl > 0 && cfl <= kMaxCfl, "Simulation", "the Courant number must lie in (0, ",
                kMaxCfl, "], got ", cfl);
   check_finite();
+  cfl_ = cfl;
   dt_ = solver.stable_dt(state_, cfl);
 }
 
@@ -29,6 +30,18 @@ void Simulation::set_dt(double dt) {
                limit, " s (Courant number ", kMaxCfl, " for Ne = ", solver_.mesh().ne(),
                ", p = ", solver_.mesh().degree(), ")");
   dt_ = dt;
+  cfl_ = 0;
+}
+
+void Simulation::revisit_dt() {
+  if (cfl_ > 0) {
+    dt_ = solver_.stable_dt(state_, cfl_);
+    return;
+  }
+  const double limit = max_stable_dt();
+  EXADNN_CHECK(dt_ <= limit, "Simulation", "after step ", steps_, " (t = ", time_,
+               " s) the time step ", dt_, " s exceeds the stability limit ", limit,
+               " s of the current state (Courant number ", kMaxCfl, ")");
 }
 
 void Simulation::step() {
@@ -41,6 +54,7 @@ void Simulation::take_step(double dt) {
   time_ += dt;
   ++steps_;
   check_finite();
+  revisit_dt();
 }
 
 void Simulation::advance_to(double t_end) {

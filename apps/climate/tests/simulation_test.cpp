@@ -79,8 +79,7 @@ TEST(Simulation, StabilityLimitIsCloseToTheTrueOne) {
 TEST(Simulation, NanInTheStateStopsTheRunNamingStepAndElement) {
   W2Setup s(3, 2);
   Simulation sim(s.solver, s.tc.state(s.solver));
-  sim.advance_to(3 * sim.dt());
-  EXPECT_EQ(sim.steps(), 3);
+  for (int k = 0; k < 3; ++k) sim.step();
   const int bad = 31;  // an element inside cube face 3
   sim.state()[s.solver.offset(bad, 2) + 4] = std::numeric_limits<double>::quiet_NaN();
   const std::string msg = error_of([&] { sim.step(); });
@@ -104,15 +103,46 @@ TEST(Simulation, NanInTheStateStopsTheRunNamingStepAndElement) {
   EXPECT_NE(error_of([&] { Simulation(s.solver, u); }).find("after step 0"), std::string::npos);
 }
 
+// A flow that speeds up: the Courant-number step follows it; a fixed step that the new state
+// cannot bear stops the run after the step, naming the step and the limit.
+TEST(Simulation, TimeStepFollowsTheFlowOrStopsTheRun) {
+  W2Setup s(3, 3);
+  auto faster = [&](Simulation& sim) {
+    for (int e = 0; e < s.mesh.num_elements(); ++e)
+      for (int v = 1; v <= 3; ++v)
+        for (int n = 0; n < s.mesh.nodes_per_element(); ++n)
+          sim.state()[s.solver.offset(e, v) + n] *= 8;
+  };
+  Simulation follow(s.solver, s.tc.state(s.solver), 0.5);
+  const double dt0 = follow.dt();
+  faster(follow);
+  follow.step();
+  EXPECT_LT(follow.dt(), 0.9 * dt0);
+  EXPECT_NEAR(follow.dt(), s.solver.stable_dt(follow.state(), 0.5), 1e-9 * dt0);
+
+  Simulation fixed(s.solver, s.tc.state(s.solver));
+  fixed.set_dt(fixed.max_stable_dt());
+  faster(fixed);
+  const std::string msg = error_of([&] { fixed.step(); });
+  EXPECT_NE(msg.find("after step 1 "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("exceeds the stability limit"), std::string::npos) << msg;
+}
+
 TEST(Simulation, AdvanceLandsOnTheEndTime) {
   W2Setup s(2, 2);
-  Simulation sim(s.solver, s.tc.state(s.solver), 0.5);
+  // A fixed step: t_end = n dt is n steps; a fraction left over is one short step.
+  Simulation sim(s.solver, s.tc.state(s.solver));
+  sim.set_dt(0.9 * sim.max_stable_dt());
   const double dt = sim.dt();
   sim.advance_to(10 * dt);
   EXPECT_EQ(sim.steps(), 10);
   sim.advance_to(12.5 * dt);
   EXPECT_EQ(sim.steps(), 13);
   EXPECT_DOUBLE_EQ(sim.time(), 12.5 * dt);
+  // A step following the Courant number lands on the end time too.
+  Simulation follow(s.solver, s.tc.state(s.solver), 0.5);
+  follow.advance_to(kDay / 3);
+  EXPECT_DOUBLE_EQ(follow.time(), kDay / 3);
 }
 
 }  // namespace

@@ -15,12 +15,14 @@ class Simulation {
   /// runs stay bounded up to the measured limit, which this keeps a margin below.
   static constexpr double kMaxCfl = 0.75;
 
-  /// Starts at time 0 from `initial`, with dt from the Courant number `cfl` (0 < cfl ≤ kMaxCfl)
-  /// on the initial state.
+  /// Starts at time 0 from `initial`, with dt from the Courant number `cfl` (0 < cfl ≤ kMaxCfl):
+  /// on the initial state, then recomputed from the current state after every step (the flow
+  /// may speed up).
   Simulation(const ShallowWater& solver, SwState initial, double cfl = 0.5);
 
-  /// Sets a fixed time step [s]; a dt above the stability limit (the dt at kMaxCfl for the
-  /// current state) is refused with the limit named.
+  /// Sets a fixed time step [s] instead; a dt above the stability limit (the dt at kMaxCfl for
+  /// the current state) is refused with the limit named, now and after every step (the run then
+  /// stops with an exadnn::Error naming the step).
   void set_dt(double dt);
   /// The stability limit for the current state [s].
   double max_stable_dt() const;
@@ -42,6 +44,7 @@ class Simulation {
  private:
   void take_step(double dt);
   void check_finite() const;
+  void revisit_dt();
 
   const ShallowWater& solver_;
   SwState state_;
@@ -49,6 +52,7 @@ class Simulation {
   double time_ = 0;
   long steps_ = 0;
   double dt_ = 0;
+  double cfl_ = 0;  // the Courant number dt follows; 0 once set_dt fixed it
 };
 
 }  // namespace climate
