@@ -16,7 +16,7 @@ Mat3 Crystal::reciprocal() const {
 
 double Crystal::min_distance(size_t from) const {
   // Images within one cell in each direction: enough for the cells the generator draws (angles
-  // 60..120 degrees, atoms closer than the shortest cell vector).
+  // 60..125 degrees, atoms closer than the shortest cell vector).
   double best = std::numeric_limits<double>::infinity();
   for (size_t j = from; j < atoms.size(); ++j)
     for (size_t i = 0; i <= j; ++i) {

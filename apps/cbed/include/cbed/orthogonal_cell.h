@@ -19,7 +19,7 @@ struct OrthogonalCell {
 };
 
 /// The supercell of smallest volume spanned by three mutually orthogonal lattice vectors with
-/// indices up to `max_index` (an orthogonal cell: itself; hexagonal axes: a, a + 2b, c; the
+/// indices up to `max_index` (an orthogonal cell: itself; hexagonal axes: 2a + b, b, c; the
 /// generator's monoclinic and triclinic cells: the orthogonal lattice they are sheared from).
 /// Error naming the cell parameters when there is none (a generic oblique metric).
 OrthogonalCell orthogonal_supercell(const Crystal& crystal, int max_index = 9);
