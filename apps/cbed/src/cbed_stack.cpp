@@ -1,9 +1,12 @@
 #include "cbed/cbed_stack.h"
 
+#include <exadnn/core/error.h>
+
 #include <algorithm>
 #include <cmath>
 
 #include "cbed/orthogonal_cell.h"
+#include "cbed/resample.h"
 
 namespace cbed {
 
@@ -26,9 +29,16 @@ PatternStack cbed_stack(const Crystal& crystal, const StackOptions& options) {
     o.grid.slices_per_cell = std::max(1, int(std::ceil(lz / options.max_slice)));
     o.cells = std::max(1, int(std::lround(options.thickness / lz)));
     Multislice ms(turned, o);
-    const std::vector<double> pattern = ms.pattern();
-    std::copy(pattern.begin(), pattern.end(), stack.data.begin() + axis * n);
+    std::vector<double> pattern = ms.pattern();
     stack.pixel_mrad[axis] = ms.pixel_mrad();
+    if (options.detector_mrad > 0) {
+      EXADNN_CHECK(stack.nx == stack.ny, "cbed::cbed_stack", "resampling needs a square grid, not ",
+                   stack.ny, " x ", stack.nx);
+      pattern =
+          resample(pattern, stack.ny, stack.nx, ms.pixel_mrad(), options.detector_mrad, stack.nx);
+      stack.pixel_mrad[axis] = {options.detector_mrad, options.detector_mrad};
+    }
+    std::copy(pattern.begin(), pattern.end(), stack.data.begin() + axis * n);
   }
   return stack;
 }

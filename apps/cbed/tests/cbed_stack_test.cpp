@@ -115,6 +115,23 @@ TEST(CbedStack, EverySpaceGroupGetsAStack) {
               largest);
 }
 
+// With a detector pixel set, every axis of every material is on that angular grid.
+TEST(CbedStack, ADetectorPixelPutsEveryAxisOnOneGrid) {
+  StackOptions options = small();
+  options.detector_mrad = 1.0;
+  Crystal stretched = make_fcc(29, 3.615);
+  stretched.lattice[2][2] = 3.9;
+  const PatternStack s = cbed_stack(stretched, options);
+  for (int axis = 0; axis < 3; ++axis) {
+    EXPECT_EQ(s.pixel_mrad[axis][0], 1.0);
+    EXPECT_EQ(s.pixel_mrad[axis][1], 1.0);
+    double sum = 0;
+    for (size_t k = 0; k < size_t(64 * 64); ++k) sum += s.data[axis * 64 * 64 + k];
+    EXPECT_GT(sum, 0.5);  // a 64 mrad window holds the bright discs
+    EXPECT_LE(sum, 1 + 1e-5);
+  }
+}
+
 TEST(CbedStack, AMetricWithNoOrthogonalSupercellIsRefusedByName) {
   Crystal oblique;
   oblique.lattice = {Vec3{4, 0, 0}, Vec3{0, 5, 0}, Vec3{4 * (std::sqrt(2.0) - 1), 0, 6}};

@@ -17,9 +17,11 @@ struct StackOptions {
   double plane_size = 20;        // Angstrom: the tiled plane is at least this wide along x and y
   double thickness = 50;         // Angstrom: cells along the beam, rounded to the nearest (>= 1)
   double max_slice = 2;          // Angstrom: the thickest slice
+  double detector_mrad = 0;      // mrad per output pixel, the same for every material and axis
+                                 // (patterns resampled, resample.h); 0 keeps each axis's lambda / L
 };
 
-/// Three patterns of one crystal, [3, ny, nx] float32 row-major.
+/// Three patterns of one crystal, [3, ny, nx] float32 row-major (the multislice grid's size).
 struct PatternStack {
   int ny = 0, nx = 0;
   std::vector<float> data;
