@@ -43,6 +43,7 @@ class ShallowWater {
  public:
   static constexpr int kVars = 4;
 
+  /// The solver keeps a reference to `mesh`, which must outlive it.
   ShallowWater(const CubedSphere& mesh, ShallowWaterParams params = {});
 
   const CubedSphere& mesh() const { return mesh_; }

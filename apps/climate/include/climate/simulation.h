@@ -17,7 +17,7 @@ class Simulation {
 
   /// Starts at time 0 from `initial`, with dt from the Courant number `cfl` (0 < cfl ≤ kMaxCfl):
   /// on the initial state, then recomputed from the current state after every step (the flow
-  /// may speed up).
+  /// may speed up). Keeps a reference to `solver`, which must outlive it.
   Simulation(const ShallowWater& solver, SwState initial, double cfl = 0.5);
 
   /// Sets a fixed time step [s] instead; a dt above the stability limit (the dt at kMaxCfl for
