@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Crash safety of training: a run killed with SIGKILL at random moments (some during a checkpoint
+# write) and resumed each time ends with weights bit-identical to an uninterrupted run, and no
+# kill leaves an unreadable last.ckpt.
+#   scripts/kill_campaign.sh EXADNN [KILLS=20] [WORKDIR=kill_campaign] [-- --set key=value ...]
+# The run is `exadnn train` with the default config (or the --set overrides after --); the
+# campaign first times an uninterrupted run, then kills at uniform random moments within that
+# time. Prints one line per kill and exits non-zero, naming the kill, on any broken promise.
+set -euo pipefail
+exadnn=$(realpath "$1")
+kills=${2:-20}
+work=${3:-kill_campaign}
+shift $(($# < 3 ? $# : 3))
+[[ ${1:-} == -- ]] && shift
+overrides=("$@")
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+seed=${KILL_CAMPAIGN_SEED:-$$}
+RANDOM=$seed
+
+# The tensors of a checkpoint (its data section: after the 20-byte preamble and the JSON header,
+# before the 8-byte checksum); the header's run history holds wall times, which differ.
+tensor_digest() {
+  local file=$1 header size
+  header=$(od -An -t u8 -j 12 -N 8 "$file" | tr -d ' ')
+  size=$(stat -c %s "$file")
+  tail -c +$((21 + header)) "$file" | head -c $((size - 28 - header)) | sha256sum | cut -d' ' -f1
+}
+
+start=$(date +%s.%N)
+"$exadnn" train "${overrides[@]}" --checkpoint-dir reference > reference.log 2>&1
+seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+echo "uninterrupted run: ${seconds} s; ${kills} kills at random moments (seed ${seed})"
+
+# Epochs of the run, and how many the current run has done (the last "epoch N/E" a start printed).
+epochs=$(grep -o 'epoch [0-9]*/[0-9]*' reference.log | tail -1 | cut -d/ -f2)
+done_epochs=0
+finished=0
+for ((k = 1; k <= kills; ++k)); do
+  resume=()
+  [[ -f run/last.ckpt ]] && resume=(--resume)
+  "$exadnn" train "${overrides[@]}" --checkpoint-dir run "${resume[@]}" > "run_$k.log" 2>&1 &
+  pid=$!
+  # A moment within what is left of the run (an estimate: the uninterrupted time per epoch).
+  delay=$(awk -v t="$seconds" -v e="$epochs" -v d="$done_epochs" -v r="$RANDOM" \
+    'BEGIN { printf "%.3f", t * (e - d + 0.5) / e * r / 32768 }')
+  sleep "$delay"
+  if kill -KILL "$pid" 2> /dev/null; then what="killed after ${delay} s"; else what="finished first"; fi
+  wait "$pid" 2> /dev/null || true
+  last=$(grep -o 'epoch [0-9]*/' "run_$k.log" | tail -1 | tr -dc '0-9' || true)
+  done_epochs=${last:-$done_epochs}
+  if [[ -f run/last.ckpt ]]; then
+    if ! "$exadnn" eval --checkpoint run/last.ckpt > "eval_$k.log" 2>&1; then
+      cat "eval_$k.log" >&2
+      echo "FAIL: kill $k ($what) left an unreadable run/last.ckpt" >&2
+      exit 1
+    fi
+    echo "kill $k: $what, $done_epochs of $epochs epochs done; last.ckpt readable"
+  else
+    echo "kill $k: $what, before the first checkpoint"
+  fi
+  if ((done_epochs >= epochs)); then  # the run ended before its kill: the next kills hit a new one
+    finished=$((finished + 1))
+    rm -rf run
+    done_epochs=0
+  fi
+done
+echo "runs that ended before their kill (then started afresh): $finished"
+
+resume=()
+[[ -f run/last.ckpt ]] && resume=(--resume)
+"$exadnn" train "${overrides[@]}" --checkpoint-dir run "${resume[@]}" > run_final.log 2>&1
+want=$(tensor_digest reference/last.ckpt)
+got=$(tensor_digest run/last.ckpt)
+leftovers=$(find run -name '*.tmp.*' | wc -l)
+echo "final weights: uninterrupted ${want:0:16}, killed ${kills}x and resumed ${got:0:16}; temporaries left: ${leftovers}"
+[[ $want == "$got" ]] || { echo "FAIL: the resumed run's weights differ from the uninterrupted run's" >&2; exit 1; }
+echo "kill campaign ok"
