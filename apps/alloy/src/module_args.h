@@ -39,7 +39,8 @@ inline StudySystem study_system(const flow::ModuleContext& ctx) {
 }
 
 /// The oracle that labels configurations. args: oracle — pair_model (default: the study's pair
-/// model plus `noise`), lammps_eam (potential, relax), gpaw (ecut_ev, kpoint_density) or program
+/// model plus `noise`), lammps_eam (potential, relax), gpaw (ecut_ev, kpoint_density, spin) or
+/// program
 /// (`program`: a command line whose program reads the structure's JSON and prints the energy's:
 /// program_oracle.h); the last three take elements ("Ni,Al": species 0, 1), a (the lattice
 /// constant, Å) and timeout_s (programs only; 0 = none). `noise` 0 gives the exact pair model.
@@ -54,7 +55,8 @@ inline std::unique_ptr<::alloy::EnergyOracle> make_oracle(const flow::ModuleCont
   const double a = ctx.arg<double>("a", 2.887);
   if (kind == "gpaw") {
     ::alloy::ProgramOracleOptions o = ::alloy::gpaw_options(
-        elements, a, ctx.arg<double>("ecut_ev", 300.0), ctx.arg<double>("kpoint_density", 3.0));
+        elements, a, ctx.arg<double>("ecut_ev", 300.0), ctx.arg<double>("kpoint_density", 3.0),
+        ctx.arg<std::string>("spin", "auto"));
     o.timeout_s = ctx.arg<double>("timeout_s", 0.0);
     return std::make_unique<::alloy::ProgramOracle>(*system.lattice, std::move(o));
   }

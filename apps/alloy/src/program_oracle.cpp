@@ -126,12 +126,16 @@ std::string gpaw_script() {
 }
 
 ProgramOracleOptions gpaw_options(std::vector<std::string> elements, double lattice_constant,
-                                  double ecut_ev, double kpoint_density) {
+                                  double ecut_ev, double kpoint_density, const std::string& spin) {
+  if (spin != "auto" && spin != "true" && spin != "false")
+    throw std::invalid_argument("alloy: gpaw spin is '" + spin + "' (auto, true or false)");
   ProgramOracleOptions o;
   o.command = {gpaw_script()};
   o.elements = std::move(elements);
   o.lattice_constant = lattice_constant;
-  o.settings_json = json{{"ecut_ev", ecut_ev}, {"kpoint_density", kpoint_density}}.dump();
+  json settings{{"ecut_ev", ecut_ev}, {"kpoint_density", kpoint_density}};
+  settings["spin"] = spin == "auto" ? json("auto") : json(spin == "true");
+  o.settings_json = settings.dump();
   o.name = "gpaw";
   return o;
 }

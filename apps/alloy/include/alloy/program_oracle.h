@@ -68,8 +68,10 @@ class ProgramOracle : public EnergyOracle {
 std::string gpaw_script();
 
 /// The `gpaw` oracle's options: gpaw_energy.py with plane waves of `ecut_ev` and k-points of
-/// `kpoint_density` per Å⁻¹ (PBE, 0.1 eV Fermi smearing, spin-polarised when Fe/Co/Ni present).
+/// `kpoint_density` per Å⁻¹ (PBE, 0.1 eV Fermi smearing); `spin` "auto" (spin-polarised when
+/// Fe/Co/Ni are present), "true" or "false".
 ProgramOracleOptions gpaw_options(std::vector<std::string> elements, double lattice_constant,
-                                  double ecut_ev = 300, double kpoint_density = 3.0);
+                                  double ecut_ev = 300, double kpoint_density = 3.0,
+                                  const std::string& spin = "auto");
 
 }  // namespace alloy
