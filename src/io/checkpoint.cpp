@@ -25,25 +25,32 @@ void append(std::vector<char>& out, const T& value) {
 }
 
 // Writes all bytes, then flushes them to the disk; throws naming the file on failure.
-void write_durably(const std::string& path, const std::vector<char>& bytes) {
+// Writes `bytes` to the temporary `path` of checkpoint `target`, flushed to the disk. A write that
+// cannot finish (a full disk, a file-size limit) names both files and the bytes that did not fit.
+void write_durably(const std::string& path, const std::string& target,
+                   const std::vector<char>& bytes) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   EXADNN_CHECK(fd >= 0, "save_checkpoint", "cannot create ", path, ": ", std::strerror(errno));
   size_t done = 0;
   while (done < bytes.size()) {
+    errno = 0;
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      const int err = errno;
+      const int err = errno == 0 ? ENOSPC : errno;  // 0 bytes written and no error: no room
       ::close(fd);
       throw Error("save_checkpoint",
-                  detail::cat("writing ", path, " failed: ", std::strerror(err)));
+                  detail::cat("writing ", target, " (through ", path, ") stopped after ", done,
+                              " of ", bytes.size(), " bytes, ", bytes.size() - done,
+                              " missing: ", std::strerror(err), "; ", target, " is unchanged"));
     }
     done += static_cast<size_t>(n);
   }
   const bool synced = ::fsync(fd) == 0;
   const int err = errno;
   ::close(fd);
-  EXADNN_CHECK(synced, "save_checkpoint", "fsync of ", path, " failed: ", std::strerror(err));
+  EXADNN_CHECK(synced, "save_checkpoint", "fsync of ", path, " failed: ", std::strerror(err), "; ",
+               target, " is unchanged");
 }
 
 void fsync_directory(const std::filesystem::path& dir) {
@@ -98,7 +105,7 @@ void save_checkpoint(const std::string& path, const StateDict& tensors,
   internal::remove_stale_temporaries(target);
   const std::string temp = internal::temporary_path(path);
   try {
-    write_durably(temp, bytes);
+    write_durably(temp, path, bytes);
   } catch (...) {
     std::remove(temp.c_str());
     throw;
