@@ -61,6 +61,24 @@ TEST(Trainer, HooksSeeEveryStepEpochAndCheckpoint) {
   EXPECT_DOUBLE_EQ(trainer.evaluate(), accuracy);
 }
 
+// A training run hands back every block it takes: the MemoryManager's live-block count and bytes
+// in use return to their start values once the Trainer is gone (a leak of one tensor per step
+// would grow them by hundreds here; the cache may keep freed blocks, which are not live).
+TEST(Trainer, ATrainingRunReturnsEveryBlockItTook) {
+  const exadnn::testing::ScratchDir dir("exadnn_train_");
+  const train::TrainConfig config = tiny_in(dir.path(), 3);
+  const MemoryStats before = MemoryManager::instance().stats(MemoryKind::host);
+  {
+    train::Trainer trainer(config, {.checkpoint_dir = (dir.path() / "ckpt").string()});
+    EXPECT_GT(trainer.fit(), 0.9);
+    EXPECT_GT(MemoryManager::instance().stats(MemoryKind::host).live_blocks, before.live_blocks);
+  }
+  const MemoryStats after = MemoryManager::instance().stats(MemoryKind::host);
+  EXPECT_EQ(after.live_blocks, before.live_blocks);
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_GT(after.allocation_count, before.allocation_count + 100);  // it did allocate
+}
+
 // y = 2x - 1 from 256 noisy-free samples: a program's own model, data and score; the config
 // gives only the optimizer, the loss and the loop's settings.
 TEST(Trainer, TrainsAProgramsOwnModelAndDataWithItsOwnScore) {
