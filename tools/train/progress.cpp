@@ -1,8 +1,23 @@
 #include "progress.h"
 
+#include <unistd.h>
+
 #include <cstdio>
+#include <fstream>
 
 namespace exadnn::cli {
+namespace {
+
+// This process's resident memory now (MB; 0 where /proc is missing): printed per epoch, so a run
+// shows whether its memory stays flat.
+double resident_mb() {
+  std::ifstream statm("/proc/self/statm");
+  long long pages = 0, resident = 0;
+  if (!(statm >> pages >> resident)) return 0.0;
+  return static_cast<double>(resident) * static_cast<double>(::sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
+}  // namespace
 
 void Progress::start_epoch(int64_t epoch, int64_t epochs, int64_t batches) {
   epoch_ = epoch;
@@ -41,9 +56,11 @@ void Progress::end_epoch(double train_loss, double test_accuracy, double samples
                          double seconds) {
   if (silent_) return;
   if (interactive_) std::printf("\r%*s\r", 110, "");
-  std::printf("epoch %lld/%lld  train loss %.4f  test accuracy %.2f%%  %.0f samples/s  %.1f s\n",
-              static_cast<long long>(epoch_), static_cast<long long>(epochs_), train_loss,
-              100.0 * test_accuracy, samples_per_second, seconds);
+  std::printf(
+      "epoch %lld/%lld  train loss %.4f  test accuracy %.2f%%  %.0f samples/s  %.1f s  rss %.1f "
+      "MB\n",
+      static_cast<long long>(epoch_), static_cast<long long>(epochs_), train_loss,
+      100.0 * test_accuracy, samples_per_second, seconds, resident_mb());
   std::fflush(stdout);
 }
 
