@@ -3,9 +3,10 @@
 # write) and resumed each time ends with weights bit-identical to an uninterrupted run, and no
 # kill leaves an unreadable last.ckpt.
 #   scripts/kill_campaign.sh EXADNN [KILLS=20] [WORKDIR=kill_campaign] [-- --set key=value ...]
-# The run is `exadnn train` with the default config (or the --set overrides after --); the
-# campaign first times an uninterrupted run, then kills at uniform random moments within that
-# time. Prints one line per kill and exits non-zero, naming the kill, on any broken promise.
+# The run is `exadnn train` with the default config or the options after -- (a --config path must
+# be absolute: the campaign runs inside WORKDIR). The campaign first times an uninterrupted run
+# (its start-up and its epochs), then kills each start at a uniform random moment of the training
+# it has left. Prints one line per kill and exits non-zero, naming the kill, on any broken promise.
 set -euo pipefail
 exadnn=$(realpath "$1")
 kills=${2:-20}
@@ -27,12 +28,22 @@ tensor_digest() {
 }
 
 start=$(date +%s.%N)
-"$exadnn" train "${overrides[@]}" --checkpoint-dir reference > reference.log 2>&1
+if ! "$exadnn" train "${overrides[@]}" --checkpoint-dir reference > reference.log 2>&1; then
+  cat reference.log >&2
+  echo "FAIL: the uninterrupted run failed (paths after -- are read from inside $work)" >&2
+  exit 1
+fi
 seconds=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 echo "uninterrupted run: ${seconds} s; ${kills} kills at random moments (seed ${seed})"
 
 # Epochs of the run, and how many the current run has done (the last "epoch N/E" a start printed).
 epochs=$(grep -o 'epoch [0-9]*/[0-9]*' reference.log | tail -1 | cut -d/ -f2)
+# The run's training time (its epochs' seconds) and its start-up (the rest: data, model): kills
+# land at a uniform moment of the training still to do, after the start-up, so that they hit
+# steps and checkpoint writes rather than mostly the loading of the data.
+training=$(grep -o '[0-9.]* s  rss' reference.log | awk '{ t += $1 } END { printf "%.3f", t }')
+startup=$(awk -v a="$seconds" -v t="$training" 'BEGIN { s = a - t; if (s < 0) s = 0; printf "%.3f", s }')
+echo "start-up ${startup} s, training ${training} s over ${epochs} epochs"
 done_epochs=0
 finished=0
 for ((k = 1; k <= kills; ++k)); do
@@ -40,9 +51,9 @@ for ((k = 1; k <= kills; ++k)); do
   [[ -f run/last.ckpt ]] && resume=(--resume)
   "$exadnn" train "${overrides[@]}" --checkpoint-dir run "${resume[@]}" > "run_$k.log" 2>&1 &
   pid=$!
-  # A moment within what is left of the run (an estimate: the uninterrupted time per epoch).
-  delay=$(awk -v t="$seconds" -v e="$epochs" -v d="$done_epochs" -v r="$RANDOM" \
-    'BEGIN { printf "%.3f", t * (e - d + 0.5) / e * r / 32768 }')
+  # After the start-up, a moment within the training left (the uninterrupted run's pace).
+  delay=$(awk -v s="$startup" -v t="$training" -v e="$epochs" -v d="$done_epochs" -v r="$RANDOM" \
+    'BEGIN { printf "%.3f", s + t * (e - d) / e * r / 32768 }')
   sleep "$delay"
   if kill -KILL "$pid" 2> /dev/null; then what="killed after ${delay} s"; else what="finished first"; fi
   wait "$pid" 2> /dev/null || true
