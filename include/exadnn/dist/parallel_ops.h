@@ -1,0 +1,47 @@
+// Differentiable collectives: graph nodes that move tensors between the ranks of a Communicator,
+// the building blocks of tensor, pipeline and spatial parallelism (and of any parallel layer a user
+// writes). They come in adjoint pairs: each one's backward is its twin's forward.
+//
+//   copy_to_group      identity            | allreduce (sum)       of the gradient
+//   reduce_from_group  allreduce (sum)     | identity
+//   scatter_to_group   keep own block      | allgather             (the loss is replicated)
+//   gather_from_group  allgather           | keep own block        (the loss is replicated)
+//   all_gather         allgather           | reduce-scatter        (consumers compute partials)
+//   reduce_scatter     reduce-scatter      | allgather
+//
+// Convention: the loss a training step differentiates is the one every rank computes (replicated),
+// so a gradient that arrives at a replicated tensor is already the whole gradient, while a tensor
+// whose consumers each compute a part of the result (a column-parallel layer) receives a partial
+// gradient that must be summed over the group. Blocks along `dim` are in rank order; the size along
+// `dim` must be divisible by the group size (an Error naming the op otherwise).
+//
+// Every rank of the group must call the same ops in the same order (forward and backward), as MPI
+// collectives require. Tensors are host tensors of any dtype; they are made contiguous as needed.
+#pragma once
+
+#include <cstdint>
+
+#include "exadnn/core/tensor.h"
+#include "exadnn/dist/communicator.h"
+
+namespace exadnn::dist {
+
+/// y = x; backward: dx = Σ_ranks dy. Before a layer whose weights are split over the group.
+Tensor copy_to_group(const Tensor& x, const Communicator& comm);
+/// y = Σ_ranks x; backward: dx = dy. After a layer whose ranks each computed a partial sum.
+Tensor reduce_from_group(const Tensor& x, const Communicator& comm);
+
+/// x replicated, shape [..., n, ...] (n at `dim`) → rank r's block r, shape [..., n/P, ...];
+/// backward all-gathers the gradient.
+Tensor scatter_to_group(const Tensor& x, const Communicator& comm, int64_t dim);
+/// Every rank's block [..., m, ...] → their concatenation [..., P·m, ...], replicated;
+/// backward keeps the rank's own block of the (replicated) gradient.
+Tensor gather_from_group(const Tensor& x, const Communicator& comm, int64_t dim);
+
+/// Every rank's block [..., m, ...] → their concatenation [..., P·m, ...], whose consumers compute
+/// partial results; backward: reduce-scatter (rank r receives Σ_ranks dy's block r).
+Tensor all_gather(const Tensor& x, const Communicator& comm, int64_t dim);
+/// Σ_ranks x, shape [..., n, ...] → rank r keeps block r, [..., n/P, ...]; backward all-gathers.
+Tensor reduce_scatter(const Tensor& x, const Communicator& comm, int64_t dim);
+
+}  // namespace exadnn::dist
