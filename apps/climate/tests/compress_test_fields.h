@@ -1,0 +1,44 @@
+// Fields the compression tests work on: Galewsky's initial state (with the bump) on a small mesh,
+// as FaceFields of h and the zonal and meridional wind.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "climate/compress_fields.h"
+#include "climate/galewsky.h"
+#include "exadnn/core/error.h"
+
+namespace climate::testing {
+
+struct GalewskyFields {
+  FaceField h, u, v;
+};
+
+/// Galewsky's initial h, u, v at (Ne, p) (face size Ne (p+1)).
+inline GalewskyFields galewsky_fields(int ne, int p) {
+  const CubedSphere mesh(ne, p);
+  const Galewsky tc(true);
+  const ShallowWater solver(mesh, tc.params());
+  const SwState U = tc.state(solver);
+  GalewskyFields out;
+  out.h = gather_face_field(solver, U, 0);
+  velocity_face_fields(solver, U, out.u, out.v);
+  return out;
+}
+
+/// Expects call() to throw an exadnn::Error whose message holds every one of `parts`.
+template <class Call>
+void expect_error(Call call, std::initializer_list<const char*> parts) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected one naming " << *parts.begin();
+  } catch (const exadnn::Error& e) {
+    for (const char* part : parts)
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+          << "'" << e.what() << "' lacks '" << part << "'";
+  }
+}
+
+}  // namespace climate::testing
