@@ -25,6 +25,8 @@ PACKAGES=(
   libfftw3-dev libzfp-dev libnetcdf-dev libplplot-dev
   # applications: spglib (apps/cbed: space-group operations and the symmetry finder)
   libsymspg-dev
+  # applications: parallel HDF5 over Open MPI (apps/cbed: the generator's collective shard writes)
+  libhdf5-openmpi-dev
 )
 
 if [ "${1:-}" = "--bench" ]; then PACKAGES+=(python3-torch python3-numpy); fi

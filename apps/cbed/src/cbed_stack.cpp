@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cbed/electron_optics.h"
+#include "cbed/kinematic_pattern.h"
 #include "cbed/orthogonal_cell.h"
 #include "cbed/resample.h"
 
@@ -28,14 +30,22 @@ PatternStack cbed_stack(const Crystal& crystal, const StackOptions& options) {
     o.grid.tiles_y = std::max(1, int(std::ceil(options.plane_size / ly)));
     o.grid.slices_per_cell = std::max(1, int(std::ceil(lz / options.max_slice)));
     o.cells = std::max(1, int(std::lround(options.thickness / lz)));
-    Multislice ms(turned, o);
-    std::vector<double> pattern = ms.pattern();
-    stack.pixel_mrad[axis] = ms.pixel_mrad();
+    std::vector<double> pattern;
+    if (options.kinematic) {
+      pattern = kinematic_pattern(turned, o);
+      const double lambda_mrad = 1e3 * electron_wavelength(o.kilovolts);  // pixel = lambda / L
+      stack.pixel_mrad[axis] = {lambda_mrad / (lx * o.grid.tiles_x),
+                                lambda_mrad / (ly * o.grid.tiles_y)};
+    } else {
+      Multislice ms(turned, o);
+      pattern = ms.pattern();
+      stack.pixel_mrad[axis] = ms.pixel_mrad();
+    }
     if (options.detector_mrad > 0) {
       EXADNN_CHECK(stack.nx == stack.ny, "cbed::cbed_stack", "resampling needs a square grid, not ",
                    stack.ny, " x ", stack.nx);
-      pattern =
-          resample(pattern, stack.ny, stack.nx, ms.pixel_mrad(), options.detector_mrad, stack.nx);
+      pattern = resample(pattern, stack.ny, stack.nx, stack.pixel_mrad[axis], options.detector_mrad,
+                         stack.nx);
       stack.pixel_mrad[axis] = {options.detector_mrad, options.detector_mrad};
     }
     std::copy(pattern.begin(), pattern.end(), stack.data.begin() + axis * n);

@@ -19,6 +19,8 @@ struct StackOptions {
   double max_slice = 2;          // Angstrom: the thickest slice
   double detector_mrad = 0;      // mrad per output pixel, the same for every material and axis
                                  // (patterns resampled, resample.h); 0 keeps each axis's lambda / L
+  bool kinematic = false;        // kinematic_pattern (|F(g)|^2 on discs, fast) instead of
+                                 // multislice, with the same geometry
 };
 
 /// Three patterns of one crystal, [3, ny, nx] float32 row-major (the multislice grid's size).

@@ -1,0 +1,139 @@
+// Reading the dataset's HDF5 shards (layout in shard_layout.h): ShardSet opens and checks a
+// split's files, ShardDataset is random access for exadnn's DataLoader, and ShardStream is the
+// out-of-core loader: a background thread reads blocks of consecutive samples (whole chunks) from
+// the shards in a shuffled order into a buffer of bounded size, and batches draw their samples at
+// random from that buffer, so samples of different shards mix while only the buffer is in memory.
+//
+// Reads go through the serial libhdf5 the framework links (the file format is the same as the
+// parallel writer's); Debian's libhdf5 is not thread-safe, so every call holds one lock.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <exadnn/data/dataset.h>
+
+#include "cbed/shard_layout.h"
+
+namespace cbed::shard {
+
+/// What a sample's target is.
+enum class Target {
+  space_group,     // class space_group - 1 (0..229)
+  crystal_system,  // class 0..6
+};
+
+/// One opened shard.
+struct ShardFile {
+  std::string path;
+  int64_t samples = 0;
+  int chunk_rows = 1;  // samples per chunk of `patterns`
+  Split split = Split::train;
+};
+
+/// A split's shard files, checked when opened: each file exists and is a complete HDF5 file of
+/// this format and version, `patterns` is [N, 3, H, W] float32 with one H x W over all files (and
+/// `expected_size` when given), every label dataset has N rows, space groups are 1..230 and crystal
+/// systems 0..6 matching their group. Every failure is an Error naming the file (and the row and
+/// value for a label). Labels are held in memory; patterns are read on demand.
+class ShardSet {
+ public:
+  explicit ShardSet(std::vector<std::string> paths,
+                    std::optional<std::array<int, 2>> expected_size = std::nullopt);
+  /// The files cbed_<split>_*.h5 in `dir`, in name order (Error when there are none).
+  static ShardSet open_split(const std::string& dir, Split split,
+                             std::optional<std::array<int, 2>> expected_size = std::nullopt);
+
+  int64_t size() const { return int64_t(space_group_.size()); }
+  int height() const { return height_; }
+  int width() const { return width_; }
+  const std::vector<ShardFile>& files() const { return files_; }
+  /// Per sample (in file order, then row order).
+  const std::vector<int32_t>& space_groups() const { return space_group_; }
+  const std::vector<int32_t>& crystal_systems() const { return crystal_system_; }
+  const std::vector<int64_t>& material_ids() const { return material_id_; }
+  /// The target class of sample `i`.
+  int64_t target(int64_t i, Target t) const;
+  /// Global index of row 0 of file `f`.
+  int64_t first_of(int f) const { return offsets_[f]; }
+
+  /// Rows [first, first + count) of file `f`'s patterns into `out` (count * 3 * H * W floats).
+  void read_rows(int f, int64_t first, int64_t count, float* out) const;
+  /// (file, row) of global sample `i`.
+  std::pair<int, int64_t> locate(int64_t i) const;
+
+ private:
+  std::vector<ShardFile> files_;
+  std::vector<int64_t> offsets_;  // per file, its first global index; back() = size()
+  int height_ = 0, width_ = 0;
+  std::vector<int32_t> space_group_, crystal_system_;
+  std::vector<int64_t> material_id_;
+};
+
+/// exadnn Dataset over a ShardSet: inputs f32 [3, H, W], targets i64 [] (the Target class).
+class ShardDataset : public exadnn::data::Dataset {
+ public:
+  ShardDataset(std::shared_ptr<const ShardSet> shards, Target target);
+  int64_t size() const override { return shards_->size(); }
+  exadnn::Shape input_shape() const override;
+  exadnn::DType input_dtype() const override { return exadnn::DType::f32; }
+  exadnn::Shape target_shape() const override { return {}; }
+  exadnn::DType target_dtype() const override { return exadnn::DType::i64; }
+  void fetch(std::span<const int64_t> indices, const exadnn::Tensor& inputs,
+             const exadnn::Tensor& targets) const override;
+
+ private:
+  std::shared_ptr<const ShardSet> shards_;
+  Target target_;
+};
+
+struct StreamOptions {
+  int64_t batch_size = 32;
+  size_t memory_bytes = size_t(256) << 20;  // the shuffle buffer's limit, read-ahead included
+  int64_t block_rows = 0;                   // samples per read (0: each file's chunk)
+  Target target = Target::space_group;
+  uint64_t seed = 0;
+  int rank = 0, replicas = 1;  // data-parallel: this rank reads every replicas-th block
+};
+
+/// What a ShardStream did so far.
+struct StreamStats {
+  size_t peak_buffered_bytes = 0;  // most bytes held (buffer + block being read)
+  size_t bytes_read = 0;
+  int64_t samples = 0;         // samples handed out in batches
+  double consumer_wait_s = 0;  // time next() waited for the reader
+};
+
+/// The out-of-core loader. Each epoch visits every sample of this rank's blocks once.
+///
+///   ShardStream stream(shards, {.batch_size = 64, .memory_bytes = 64 << 20});
+///   for (int e = 0; e < epochs; ++e) {
+///     stream.start_epoch(e);
+///     while (auto batch = stream.next()) train_step(batch->inputs, batch->targets);
+///   }
+///
+/// Error when memory_bytes cannot hold a batch and a block besides.
+class ShardStream {
+ public:
+  ShardStream(std::shared_ptr<const ShardSet> shards, StreamOptions options);
+  ~ShardStream();
+  ShardStream(const ShardStream&) = delete;
+  ShardStream& operator=(const ShardStream&) = delete;
+
+  /// Starts epoch `epoch` (its block order depends on (seed, epoch)); ends any epoch under way.
+  void start_epoch(int epoch);
+  /// The next batch (the last one of an epoch may be smaller), or nothing at the epoch's end. A
+  /// read error of the background thread is rethrown here.
+  std::optional<exadnn::data::Batch> next();
+  StreamStats stats() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace cbed::shard

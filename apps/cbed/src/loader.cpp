@@ -1,0 +1,194 @@
+// ShardSet and ShardDataset: opening, checking and reading the shards (serial libhdf5).
+#include "cbed/loader.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+
+#include "cbed/space_group.h"
+#include "h5_handle.h"
+#include "loader_lock.h"
+
+namespace cbed::shard {
+namespace {
+
+constexpr const char* kWhere = "cbed::ShardSet";
+
+std::string read_text_attribute(hid_t file, const char* name, const std::string& path) {
+  h5::Attribute a(H5Aopen(file, name, H5P_DEFAULT));
+  EXADNN_CHECK(a.valid(), kWhere, path, " has no attribute '", name, "': not a CBED shard");
+  h5::Type stored(H5Aget_type(a.get()));
+  const size_t bytes = H5Tget_size(stored.get());
+  h5::Type type(h5::text_type(bytes));
+  std::string text(bytes, '\0');
+  EXADNN_CHECK(
+      H5Tget_class(stored.get()) == H5T_STRING && H5Aread(a.get(), type.get(), text.data()) >= 0,
+      kWhere, path, ": attribute '", name, "' is not a string");
+  return text.substr(0, text.find('\0'));
+}
+
+int read_int_attribute(hid_t file, const char* name, const std::string& path) {
+  h5::Attribute a(H5Aopen(file, name, H5P_DEFAULT));
+  int value = 0;
+  EXADNN_CHECK(a.valid() && H5Aread(a.get(), H5T_NATIVE_INT, &value) >= 0, kWhere, path,
+               " lacks the integer attribute '", name, "'");
+  return value;
+}
+
+// The dimensions of dataset `name` (Error naming the file when it is missing).
+std::vector<hsize_t> dims_of(hid_t set, const char* name, const std::string& path) {
+  EXADNN_CHECK(set >= 0, kWhere, path, " has no dataset '", name, "'");
+  h5::Space space(H5Dget_space(set));
+  std::vector<hsize_t> dims(std::max(0, H5Sget_simple_extent_ndims(space.get())));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return dims;
+}
+
+template <class T>
+std::vector<T> read_column(hid_t file, const char* name, hid_t type, hsize_t rows,
+                           const std::string& path) {
+  h5::Dataset set(H5Dopen2(file, name, H5P_DEFAULT));
+  const auto dims = dims_of(set.get(), name, path);
+  EXADNN_CHECK(dims.size() == 1 && dims[0] == rows, kWhere, path, ": '", name, "' has ",
+               dims.empty() ? 0 : dims[0], " rows (rank ", dims.size(), "), the patterns ", rows);
+  std::vector<T> values(rows);
+  EXADNN_CHECK(H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0, kWhere,
+               path, ": reading '", name, "' failed (truncated file?)");
+  return values;
+}
+
+}  // namespace
+
+std::mutex& hdf5_lock() {
+  static std::mutex lock;
+  return lock;
+}
+
+ShardSet::ShardSet(std::vector<std::string> paths, std::optional<std::array<int, 2>> expected) {
+  EXADNN_CHECK(!paths.empty(), kWhere, "no shard files given");
+  std::lock_guard guard(hdf5_lock());
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // failures become Errors naming the file
+  offsets_.push_back(0);
+  for (const std::string& path : paths) {
+    EXADNN_CHECK(std::filesystem::is_regular_file(path), kWhere, "shard ", path, " does not exist");
+    h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    EXADNN_CHECK(file.valid(), kWhere, "shard ", path, " (", std::filesystem::file_size(path),
+                 " bytes) cannot be opened as HDF5: truncated or "
+                 "not an HDF5 file");
+    const hid_t f = file.get();
+    EXADNN_CHECK(read_text_attribute(f, "format", path) == kFormat, kWhere, path,
+                 ": format is not ", kFormat);
+    const int version = read_int_attribute(f, "version", path);
+    EXADNN_CHECK(version == kVersion, kWhere, path, ": shard version ", version, ", expected ",
+                 kVersion);
+    const std::string split = read_text_attribute(f, "split", path);
+    ShardFile info{path, 0, 1, Split::train};
+    bool known = false;
+    for (Split s : {Split::train, Split::val, Split::test})
+      if (split == split_name(s)) info.split = s, known = true;
+    EXADNN_CHECK(known, kWhere, path, ": unknown split '", split, "'");
+
+    h5::Dataset patterns(H5Dopen2(f, kPatterns, H5P_DEFAULT));
+    const auto dims = dims_of(patterns.get(), kPatterns, path);
+    EXADNN_CHECK(dims.size() == 4 && dims[1] == 3 && dims[0] >= 1, kWhere, path,
+                 ": 'patterns' must be [N, 3, H, W] with N >= 1, not of rank ", dims.size());
+    h5::Type type(H5Dget_type(patterns.get()));
+    EXADNN_CHECK(H5Tget_class(type.get()) == H5T_FLOAT && H5Tget_size(type.get()) == 4, kWhere,
+                 path, ": 'patterns' is not float32");
+    const int h = int(dims[2]), w = int(dims[3]);
+    if (expected)
+      EXADNN_CHECK(h == (*expected)[0] && w == (*expected)[1], kWhere, path, ": patterns are ", h,
+                   " x ", w, ", the model expects ", (*expected)[0], " x ", (*expected)[1]);
+    if (files_.empty()) height_ = h, width_ = w;
+    EXADNN_CHECK(h == height_ && w == width_, kWhere, path, ": patterns are ", h, " x ", w,
+                 ", the first shard's ", height_, " x ", width_);
+    h5::Plist dcpl(H5Dget_create_plist(patterns.get()));
+    hsize_t chunk[4] = {1, 3, 1, 1};
+    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 4, chunk);
+    info.samples = int64_t(dims[0]);
+    info.chunk_rows = int(chunk[0]);
+
+    const auto groups = read_column<int32_t>(f, kSpaceGroup, H5T_NATIVE_INT32, dims[0], path);
+    const auto systems = read_column<int32_t>(f, kCrystalSystem, H5T_NATIVE_INT32, dims[0], path);
+    const auto ids = read_column<int64_t>(f, kMaterialId, H5T_NATIVE_INT64, dims[0], path);
+    for (hsize_t i = 0; i < dims[0]; ++i) {
+      EXADNN_CHECK(groups[i] >= 1 && groups[i] <= 230, kWhere, path, ": row ", i,
+                   " has space group ", groups[i], ", outside 1..230");
+      EXADNN_CHECK(systems[i] == int(crystal_system(groups[i])), kWhere, path, ": row ", i,
+                   " has crystal system ", systems[i], ", but space group ", groups[i], " is ",
+                   crystal_system_name(crystal_system(groups[i])));
+    }
+    space_group_.insert(space_group_.end(), groups.begin(), groups.end());
+    crystal_system_.insert(crystal_system_.end(), systems.begin(), systems.end());
+    material_id_.insert(material_id_.end(), ids.begin(), ids.end());
+    files_.push_back(info);
+    offsets_.push_back(offsets_.back() + info.samples);
+  }
+}
+
+ShardSet ShardSet::open_split(const std::string& dir, Split split,
+                              std::optional<std::array<int, 2>> expected_size) {
+  EXADNN_CHECK(std::filesystem::is_directory(dir), kWhere, "shard folder ", dir, " does not exist");
+  const std::string prefix = std::string("cbed_") + split_name(split) + "_";
+  std::vector<std::string> paths;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".h5")
+      paths.push_back(entry.path().string());
+  }
+  EXADNN_CHECK(!paths.empty(), kWhere, "no ", prefix, "*.h5 shards in ", dir);
+  std::sort(paths.begin(), paths.end());
+  return ShardSet(std::move(paths), expected_size);
+}
+
+int64_t ShardSet::target(int64_t i, Target t) const {
+  return t == Target::space_group ? space_group_[i] - 1 : crystal_system_[i];
+}
+
+std::pair<int, int64_t> ShardSet::locate(int64_t i) const {
+  EXADNN_CHECK(i >= 0 && i < size(), kWhere, "sample ", i, " is outside 0..", size() - 1);
+  const int f = int(std::upper_bound(offsets_.begin(), offsets_.end(), i) - offsets_.begin()) - 1;
+  return {f, i - offsets_[f]};
+}
+
+void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const {
+  const ShardFile& file_info = files_.at(f);
+  EXADNN_CHECK(first >= 0 && count >= 1 && first + count <= file_info.samples, kWhere,
+               file_info.path, ": rows ", first, "..", first + count, " are outside its ",
+               file_info.samples);
+  std::lock_guard guard(hdf5_lock());
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // per thread: this may be the loader's thread
+  h5::File file(H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  EXADNN_CHECK(file.valid(), kWhere, "shard ", file_info.path, " can no longer be opened");
+  h5::Dataset set(H5Dopen2(file.get(), kPatterns, H5P_DEFAULT));
+  h5::Space space(H5Dget_space(set.get()));
+  const hsize_t start[4] = {hsize_t(first), 0, 0, 0};
+  const hsize_t dims[4] = {hsize_t(count), 3, hsize_t(height_), hsize_t(width_)};
+  H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, dims, nullptr);
+  h5::Space mem(H5Screate_simple(4, dims, nullptr));
+  EXADNN_CHECK(H5Dread(set.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out) >= 0,
+               kWhere, file_info.path, ": reading rows ", first, "..", first + count,
+               " failed (truncated file?)");
+}
+
+ShardDataset::ShardDataset(std::shared_ptr<const ShardSet> shards, Target target)
+    : shards_(std::move(shards)), target_(target) {}
+
+exadnn::Shape ShardDataset::input_shape() const {
+  return {3, shards_->height(), shards_->width()};
+}
+
+void ShardDataset::fetch(std::span<const int64_t> indices, const exadnn::Tensor& inputs,
+                         const exadnn::Tensor& targets) const {
+  check_batch(indices, inputs, targets, "cbed::ShardDataset");
+  const size_t per_sample = size_t(3) * shards_->height() * shards_->width();
+  float* x = inputs.data<float>();
+  int64_t* y = targets.data<int64_t>();
+  for (size_t b = 0; b < indices.size(); ++b) {
+    const auto [f, row] = shards_->locate(indices[b]);
+    shards_->read_rows(f, row, 1, x + b * per_sample);
+    y[b] = shards_->target(indices[b], target_);
+  }
+}
+
+}  // namespace cbed::shard

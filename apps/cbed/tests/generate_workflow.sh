@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs the generation workflow under mpirun in a fresh folder, then checks its shards through the
+# loader (serial libhdf5): every split opens, shapes and labels are in range, the splits are
+# disjoint by material and hold all of them, and a sample draws as a PNG.
+#   generate_workflow.sh EXADNN_CBED EXADNN_CBED_SHARDS "MPIEXEC ..." CONTROL_FILE WORKDIR
+set -euo pipefail
+generator=$1 shards=$2 mpiexec=$3 control=$4 workdir=$5
+rm -rf "$workdir" && mkdir -p "$workdir" && cd "$workdir"
+# shellcheck disable=SC2086  # mpiexec is a command with its options
+if ! $mpiexec -n 3 "$generator" flow run "$control" > log.txt 2>&1; then
+  cat log.txt
+  echo "FAIL: the workflow exited non-zero" >&2
+  exit 1
+fi
+cat log.txt
+[[ $(grep -c "^\[cbed_generate\] shards/cbed_.*rank [01] of 2 wrote" log.txt) == 8 ]] ||
+  { echo "FAIL: expected 4 shards x 2 ranks in the log" >&2; exit 1; }
+"$shards" check shards --materials 24 --size 32 | tee check.txt
+grep -q "^train: 2 shards, 19 samples \[19, 3, 32, 32\]" check.txt
+grep -q "^val: 1 shards, 2 samples" check.txt
+grep -q "^test: 1 shards, 3 samples" check.txt
+grep -q "splits disjoint by material: 24 materials, each once" check.txt
+"$shards" picture shards train 0 stack.png --scale 4
+[[ -s stack.png ]] || { echo "FAIL: no stack.png" >&2; exit 1; }
+echo "generate workflow ok"

@@ -1,0 +1,129 @@
+// The out-of-core ShardStream: every sample once per epoch, never more than the memory limit
+// buffered, samples of different shards mixed within a batch, and bad settings named.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cbed/loader.h"
+#include "shard_test_util.h"
+
+namespace cbed::shard {
+namespace {
+
+using testing::temp_dir;
+using testing::write_test_shard;
+
+// Three train shards of 40 samples, 8 x 8 (768 bytes a sample), 4 samples per chunk.
+std::shared_ptr<const ShardSet> three_shards(const std::string& name) {
+  const std::string dir = temp_dir(name);
+  for (int s = 0; s < 3; ++s) write_test_shard(dir, Split::train, s, 40 * s, 40, 8, 4);
+  return std::make_shared<const ShardSet>(ShardSet::open_split(dir, Split::train));
+}
+
+TEST(ShardStream, EverySampleOncePerEpochWithinTheMemoryLimit) {
+  const auto shards = three_shards("stream_epoch");
+  const size_t sample = 3 * 8 * 8 * sizeof(float);
+  StreamOptions o;
+  o.batch_size = 8;
+  o.memory_bytes = 24 * sample;  // a fifth of the 120 samples
+  o.seed = 3;
+  ShardStream stream(shards, o);
+  std::vector<int64_t> first_epoch;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    stream.start_epoch(epoch);
+    std::multiset<int64_t> seen;
+    std::vector<int64_t> order;
+    while (auto batch = stream.next()) {
+      EXPECT_LE(batch->size(), 8);
+      for (int64_t i = 0; i < batch->size(); ++i) {
+        const int64_t id = int64_t(batch->inputs.data<float>()[i * 192]);
+        EXPECT_EQ(batch->targets.data<int64_t>()[i], shards->space_groups()[id] - 1);
+        seen.insert(id);
+        order.push_back(id);
+      }
+    }
+    ASSERT_EQ(seen.size(), 120u);
+    EXPECT_EQ(std::set<int64_t>(seen.begin(), seen.end()).size(), 120u);  // each exactly once
+    if (epoch == 0)
+      first_epoch = order;
+    else
+      EXPECT_NE(order, first_epoch);  // a new order every epoch
+  }
+  const StreamStats stats = stream.stats();
+  EXPECT_LE(stats.peak_buffered_bytes, o.memory_bytes);
+  EXPECT_GT(stats.peak_buffered_bytes, o.memory_bytes / 2);
+  EXPECT_EQ(stats.bytes_read, 240 * sample);
+  EXPECT_EQ(stats.samples, 240);
+}
+
+TEST(ShardStream, BatchesMixShards) {
+  const auto shards = three_shards("stream_mix");
+  StreamOptions o;
+  o.batch_size = 12;
+  o.memory_bytes = 48 * 3 * 8 * 8 * sizeof(float);
+  ShardStream stream(shards, o);
+  int mixed = 0, batches = 0;
+  while (auto batch = stream.next()) {
+    std::set<int64_t> files;
+    for (int64_t i = 0; i < batch->size(); ++i)
+      files.insert(int64_t(batch->inputs.data<float>()[i * 192]) / 40);
+    mixed += files.size() > 1;
+    ++batches;
+  }
+  EXPECT_EQ(batches, 10);
+  EXPECT_GE(mixed, 8);  // blocks of 4 from 3 files: nearly every batch holds several files
+}
+
+TEST(ShardStream, DataParallelRanksSplitTheBlocks) {
+  const auto shards = three_shards("stream_ranks");
+  std::set<int64_t> all;
+  for (int rank = 0; rank < 2; ++rank) {
+    StreamOptions o;
+    o.batch_size = 5;
+    o.memory_bytes = 20 * 3 * 8 * 8 * sizeof(float);
+    o.rank = rank;
+    o.replicas = 2;
+    ShardStream stream(shards, o);
+    while (auto batch = stream.next())
+      for (int64_t i = 0; i < batch->size(); ++i)
+        EXPECT_TRUE(all.insert(int64_t(batch->inputs.data<float>()[i * 192])).second);
+  }
+  EXPECT_EQ(all.size(), 120u);
+}
+
+TEST(ShardStream, TooLittleMemoryIsNamed) {
+  const auto shards = three_shards("stream_memory");
+  StreamOptions o;
+  o.batch_size = 16;
+  o.memory_bytes = 10 * 3 * 8 * 8 * sizeof(float);
+  try {
+    ShardStream stream(shards, o);
+    FAIL();
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("a memory limit of 7680 bytes holds 10 samples"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(ShardStream, AShardTruncatedAfterOpeningFailsTheBatchByName) {
+  const std::string dir = temp_dir("stream_truncated");
+  write_test_shard(dir, Split::train, 0, 0, 40, 8, 4);
+  auto shards = std::make_shared<const ShardSet>(ShardSet::open_split(dir, Split::train));
+  const std::string path = dir + "/" + shard_file_name(Split::train, 0);
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
+  StreamOptions o;
+  o.batch_size = 4;
+  o.memory_bytes = 16 * 3 * 8 * 8 * sizeof(float);
+  try {
+    ShardStream stream(shards, o);
+    while (stream.next()) {
+    }
+    FAIL();
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cbed::shard
