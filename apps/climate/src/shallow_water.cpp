@@ -14,41 +14,54 @@
 namespace climate {
 
 ShallowWater::ShallowWater(const CubedSphere& mesh, ShallowWaterParams params)
+    : ShallowWater(mesh, params, Partition(mesh, 1), 0) {}
+
+ShallowWater::ShallowWater(const CubedSphere& mesh, ShallowWaterParams params,
+                           const Partition& partition, int rank)
     : mesh_(mesh), params_(params) {
   EXADNN_CHECK(params.gravity > 0 && std::isfinite(params.gravity), "ShallowWater",
                "gravity must be positive and finite, got ", params.gravity);
+  EXADNN_CHECK(partition.num_elements() == mesh.num_elements(), "ShallowWater", "a partition of ",
+               partition.num_elements(), " elements given for a mesh of ", mesh.num_elements());
+  EXADNN_CHECK(rank >= 0 && rank < partition.ranks(), "ShallowWater", "rank ", rank,
+               " is not one of the partition's ", partition.ranks(), " ranks");
+  elements_ = partition.owned(rank);
   g1_.resize(kVars * mesh.nodes_per_element());
   g2_.resize(kVars * mesh.nodes_per_element());
-  build_face_nodes();
+  build_face_nodes(partition, rank);
 }
 
 std::size_t ShallowWater::state_size() const {
-  return static_cast<std::size_t>(mesh_.num_elements()) * kVars * mesh_.nodes_per_element();
+  return elements_.size() * kVars * mesh_.nodes_per_element();
 }
 
 void ShallowWater::rhs(double /*t*/, const SwState& U, SwState& dU) const {
-  EXADNN_CHECK(U.size() == state_size(), "ShallowWater", "a state of ", state_size(),
-               " values expected, got ", U.size());
-  dU.resize(U.size());
   volume_terms(U, dU);
-  interface_terms(U, dU);
+  surface_terms(U, nullptr, dU);
+}
+
+void ShallowWater::surface_terms(const SwState& U, const double* traces, SwState& dU) const {
+  EXADNN_CHECK(traces != nullptr || num_recv_ == 0, "ShallowWater", "this rank needs ", num_recv_,
+               " traces from other ranks, but none were given");
+  interface_terms(U, traces, dU);
   sources_and_projection(U, dU);
 }
 
 namespace {
 
-// The volume terms of elements [0, nelem): dq/dt = −(1/J) (Σ_l D_il G¹_lj + Σ_l D_jl G²_il) with
+// The volume terms of the local elements [0, nelem), elems[e] the global index of local element e
+// (for its metric): dq/dt = −(1/J) (Σ_l D_il G¹_lj + Σ_l D_jl G²_il) with
 // G^i = J a^i · F(q) at each node. NP = p + 1 when known at compile time (the loops unroll), or 0
 // to take it from np. g1, g2: scratch of [4][np²].
 template <int NP>
-void volume_kernel(int np_runtime, int nelem, const CubedSphere& mesh, double g, const double* D,
-                   const double* U, double* dU, double* g1, double* g2) {
+void volume_kernel(int np_runtime, int nelem, const int* elems, const CubedSphere& mesh, double g,
+                   const double* D, const double* U, double* dU, double* g1, double* g2) {
   const int np = NP > 0 ? NP : np_runtime;
   const int npe = np * np;
   for (int e = 0; e < nelem; ++e) {
     const double* q = U + static_cast<std::size_t>(e) * 4 * npe;
     for (int n = 0; n < npe; ++n) {
-      const NodeMetric& m = mesh.metric(e * npe + n);
+      const NodeMetric& m = mesh.metric(elems[e] * npe + n);
       const double h = q[n], mx = q[npe + n], my = q[2 * npe + n], mz = q[3 * npe + n];
       const double p = 0.5 * g * h * h;
       const double c1 = (m.ja1[0] * mx + m.ja1[1] * my + m.ja1[2] * mz) / h;  // J a¹ · u
@@ -65,7 +78,7 @@ void volume_kernel(int np_runtime, int nelem, const CubedSphere& mesh, double g,
     double* out = dU + static_cast<std::size_t>(e) * 4 * npe;
     for (int j = 0; j < np; ++j) {
       for (int i = 0; i < np; ++i) {
-        const double inv_j = 1 / mesh.metric(e * npe + j * np + i).jac;
+        const double inv_j = 1 / mesh.metric(elems[e] * npe + j * np + i).jac;
         for (int v = 0; v < 4; ++v) {
           const double* f1 = g1 + v * npe;
           const double* f2 = g2 + v * npe;
@@ -85,14 +98,14 @@ void volume_kernel(int np_runtime, int nelem, const CubedSphere& mesh, double g,
 // those of the divergence form and mass still telescopes. Each pair's flux is computed once and
 // given to both nodes. acc: scratch of [4][np²].
 template <int NP>
-void split_kernel(int np_runtime, int nelem, const CubedSphere& mesh, double g, const double* D,
-                  const double* U, double* dU, double* acc) {
+void split_kernel(int np_runtime, int nelem, const int* elems, const CubedSphere& mesh, double g,
+                  const double* D, const double* U, double* dU, double* acc) {
   const int np = NP > 0 ? NP : np_runtime;
   const int npe = np * np;
   for (int e = 0; e < nelem; ++e) {
     const double* q = U + static_cast<std::size_t>(e) * 4 * npe;
     double* out = dU + static_cast<std::size_t>(e) * 4 * npe;
-    const NodeMetric* met = &mesh.metric(e * npe);
+    const NodeMetric* met = &mesh.metric(elems[e] * npe);
     for (int k = 0; k < 4 * npe; ++k) acc[k] = 0;
     // The pair (a, b) along one direction: ja_a, ja_b their metric vectors, d_ab = D[a→b] and
     // d_ba the differentiation weights in the two nodes' rows.
@@ -131,16 +144,20 @@ void split_kernel(int np_runtime, int nelem, const CubedSphere& mesh, double g, 
 }  // namespace
 
 void ShallowWater::volume_terms(const SwState& U, SwState& dU) const {
-  const int np = mesh_.nodes_1d(), nelem = mesh_.num_elements();
+  EXADNN_CHECK(U.size() == state_size(), "ShallowWater", "a state of ", state_size(),
+               " values expected, got ", U.size());
+  dU.resize(U.size());
+  const int np = mesh_.nodes_1d(), nelem = num_local_elements();
+  const int* elems = elements_.data();
   const double g = params_.gravity;
   const double* D = mesh_.basis().diff.data();
   const bool split = params_.volume == VolumeForm::split;
   auto run = [&](auto np_const) {
     constexpr int NP = decltype(np_const)::value;
     if (split)
-      split_kernel<NP>(np, nelem, mesh_, g, D, U.data(), dU.data(), g1_.data());
+      split_kernel<NP>(np, nelem, elems, mesh_, g, D, U.data(), dU.data(), g1_.data());
     else
-      volume_kernel<NP>(np, nelem, mesh_, g, D, U.data(), dU.data(), g1_.data(), g2_.data());
+      volume_kernel<NP>(np, nelem, elems, mesh_, g, D, U.data(), dU.data(), g1_.data(), g2_.data());
   };
   switch (np) {
     case 2:
@@ -164,12 +181,36 @@ void ShallowWater::volume_terms(const SwState& U, SwState& dU) const {
   }
 }
 
-void ShallowWater::build_face_nodes() {
+// The interfaces with at least one local side, in the mesh's order (so that a node on two of
+// them, at an element's corner, receives their terms in the same order on every partition). A
+// side another rank owns reads the trace buffer: slot s of partition.receives(rank) holds that
+// element edge's [4][p+1] values.
+void ShallowWater::build_face_nodes(const Partition& partition, int rank) {
   const int np = mesh_.nodes_1d(), npe = mesh_.nodes_per_element(), p = mesh_.degree();
   const double w_end = mesh_.basis().weights[0];
+  std::vector<long> where(mesh_.num_elements(), -1);  // local index of each owned element
+  for (int e = 0; e < num_local_elements(); ++e) where[elements_[e]] = e;
+  std::vector<long> slot(4 * static_cast<std::size_t>(mesh_.num_elements()), -1);
+  const std::vector<Partition::Trace> recv = partition.receives(rank);
+  num_recv_ = recv.size();
+  for (std::size_t s = 0; s < recv.size(); ++s) slot[4 * recv[s].elem + recv[s].edge] = s;
+  send_.clear();
+  for (const Partition::Trace& t : partition.sends(rank))
+    send_.push_back({static_cast<int>(where[t.elem]), t.edge});
+  // The offset of an element's node's h value and the stride between its variables.
+  auto locate = [&](int elem, int edge, int node, int k, std::size_t& base, int& stride) {
+    if (where[elem] >= 0) {
+      base = offset(static_cast<int>(where[elem]), 0) + node;
+      stride = npe;
+      return true;
+    }
+    base = static_cast<std::size_t>(slot[4 * elem + edge]) * kVars * np + k;
+    stride = np;
+    return false;
+  };
   face_nodes_.clear();
-  face_nodes_.reserve(mesh_.interfaces().size() * np);
   for (const Interface& f : mesh_.interfaces()) {
+    if (where[f.elem_l] < 0 && where[f.elem_r] < 0) continue;
     for (int k = 0; k < np; ++k) {
       const int kr = f.flip ? p - k : k;
       int il, jl, ir, jr;
@@ -179,8 +220,8 @@ void ShallowWater::build_face_nodes() {
       const Vec3 N = mesh_.scaled_normal(f.elem_l, f.edge_l, k);
       const Vec3 Nr = mesh_.scaled_normal(f.elem_r, f.edge_r, kr);
       FaceNode fn;
-      fn.base_l = offset(f.elem_l, 0) + nl;
-      fn.base_r = offset(f.elem_r, 0) + nr;
+      fn.local_l = locate(f.elem_l, f.edge_l, nl, k, fn.base_l, fn.stride_l);
+      fn.local_r = locate(f.elem_r, f.edge_r, nr, kr, fn.base_r, fn.stride_r);
       fn.len_l = norm(N);
       fn.len_r = norm(Nr);
       fn.m_l = (1 / fn.len_l) * N;
@@ -193,23 +234,41 @@ void ShallowWater::build_face_nodes() {
 }
 
 // At each node of an interface: dq/dt −= (|N| F*·m̂ − N · F(q)) / (J w_end) on both sides, with
-// N the side's scaled outward normal and m̂ = N_l / |N_l| (−m̂ seen from the right side).
-void ShallowWater::interface_terms(const SwState& U, SwState& dU) const {
-  const std::size_t npe = mesh_.nodes_per_element();
+// N the side's scaled outward normal and m̂ = N_l / |N_l| (−m̂ seen from the right side). A rank
+// that owns one side only computes the same F* from the same operands as the other side's rank.
+void ShallowWater::interface_terms(const SwState& U, const double* traces, SwState& dU) const {
   const double g = params_.gravity;
   for (const FaceNode& f : face_nodes_) {
+    const double* src_l = f.local_l ? U.data() : traces;
+    const double* src_r = f.local_r ? U.data() : traces;
     Point4 ql, qr, fstar, fl, fr;
     for (int v = 0; v < kVars; ++v) {
-      ql[v] = U[f.base_l + v * npe];
-      qr[v] = U[f.base_r + v * npe];
+      ql[v] = src_l[f.base_l + v * f.stride_l];
+      qr[v] = src_r[f.base_r + v * f.stride_r];
     }
     rusanov_flux(ql, qr, f.m_l, g, fstar, fl);
-    // The right side's own flux through its own normal (the one its volume term used).
-    normal_flux(qr, f.m_r, g, fr);
-    for (int v = 0; v < kVars; ++v) {
-      dU[f.base_l + v * npe] -= f.lift_l * f.len_l * (fstar[v] - fl[v]);
-      dU[f.base_r + v * npe] -= f.lift_r * (-f.len_l * fstar[v] - f.len_r * fr[v]);
+    if (f.local_l)
+      for (int v = 0; v < kVars; ++v)
+        dU[f.base_l + v * f.stride_l] -= f.lift_l * f.len_l * (fstar[v] - fl[v]);
+    if (f.local_r) {
+      // The right side's own flux through its own normal (the one its volume term used).
+      normal_flux(qr, f.m_r, g, fr);
+      for (int v = 0; v < kVars; ++v)
+        dU[f.base_r + v * f.stride_r] -= f.lift_r * (-f.len_l * fstar[v] - f.len_r * fr[v]);
     }
+  }
+}
+
+void ShallowWater::pack_traces(const SwState& U, double* out) const {
+  const int np = mesh_.nodes_1d();
+  for (const SendTrace& t : send_) {
+    const double* q = U.data() + offset(t.elem, 0);
+    for (int v = 0; v < kVars; ++v)
+      for (int k = 0; k < np; ++k) {
+        int i, j;
+        mesh_.edge_node(t.edge, k, i, j);
+        *out++ = q[v * mesh_.nodes_per_element() + j * np + i];
+      }
   }
 }
 
@@ -217,11 +276,11 @@ void ShallowWater::interface_terms(const SwState& U, SwState& dU) const {
 void ShallowWater::sources_and_projection(const SwState& U, SwState& dU) const {
   const int npe = mesh_.nodes_per_element();
   const Vec3& om = params_.omega;
-  for (int e = 0; e < mesh_.num_elements(); ++e) {
+  for (int e = 0; e < num_local_elements(); ++e) {
     const double* q = U.data() + offset(e, 0);
     double* d = dU.data() + offset(e, 0);
     for (int n = 0; n < npe; ++n) {
-      const Vec3& nn = mesh_.metric(e * npe + n).n;
+      const Vec3& nn = mesh_.metric(elements_[e] * npe + n).n;
       const Vec3 mom = {q[npe + n], q[2 * npe + n], q[3 * npe + n]};
       const Vec3 cor = cross(om, mom);
       Vec3 t = {d[npe + n] - 2 * cor[0], d[2 * npe + n] - 2 * cor[1], d[3 * npe + n] - 2 * cor[2]};
@@ -238,10 +297,10 @@ double ShallowWater::stable_dt(const SwState& U, double cfl) const {
                " values expected, got ", U.size());
   const int npe = mesh_.nodes_per_element();
   double lam = 0;
-  for (int e = 0; e < mesh_.num_elements(); ++e) {
+  for (int e = 0; e < num_local_elements(); ++e) {
     const double* q = U.data() + offset(e, 0);
     for (int n = 0; n < npe; ++n) {
-      const NodeMetric& m = mesh_.metric(e * npe + n);
+      const NodeMetric& m = mesh_.metric(elements_[e] * npe + n);
       const double h = q[n];
       const Vec3 u = {q[npe + n] / h, q[2 * npe + n] / h, q[3 * npe + n] / h};
       const double c = std::sqrt(params_.gravity * std::max(h, 0.0));
@@ -260,9 +319,9 @@ SwState ShallowWater::make_state(
     const std::function<void(const Vec3& x, double& h, Vec3& u)>& fill) const {
   SwState U(state_size());
   const int npe = mesh_.nodes_per_element();
-  for (int e = 0; e < mesh_.num_elements(); ++e) {
+  for (int e = 0; e < num_local_elements(); ++e) {
     for (int n = 0; n < npe; ++n) {
-      const NodeMetric& m = mesh_.metric(e * npe + n);
+      const NodeMetric& m = mesh_.metric(elements_[e] * npe + n);
       double h = 0;
       Vec3 u = {0, 0, 0};
       fill(m.x, h, u);
@@ -277,9 +336,10 @@ SwState ShallowWater::make_state(
 double ShallowWater::mass(const SwState& U) const {
   const int npe = mesh_.nodes_per_element();
   double total = 0;
-  for (int e = 0; e < mesh_.num_elements(); ++e) {
+  for (int e = 0; e < num_local_elements(); ++e) {
     double s = 0;
-    for (int n = 0; n < npe; ++n) s += mesh_.area_weight(e * npe + n) * U[offset(e, 0) + n];
+    for (int n = 0; n < npe; ++n)
+      s += mesh_.area_weight(elements_[e] * npe + n) * U[offset(e, 0) + n];
     total += s;
   }
   return total;

@@ -8,6 +8,21 @@
 
 namespace climate {
 
+/// What the time loop needs when the elements are spread over ranks (DistributedShallowWater in
+/// distributed.h implements it over MPI), so that the loop itself needs no MPI: the right-hand
+/// side with the trace exchange, and the reductions over ranks. Every call is collective.
+class Distribution {
+ public:
+  virtual ~Distribution() = default;
+  /// This rank's solver (its elements, the local state's layout).
+  virtual const ShallowWater& local() const = 0;
+  /// dU/dt of this rank's elements, the neighbours' traces exchanged with the other ranks.
+  virtual void rhs(double t, const SwState& U, SwState& dU) const = 0;
+  /// The smallest of every rank's v.
+  virtual double min_over_ranks(double v) const = 0;
+  virtual long min_over_ranks(long v) const = 0;
+};
+
 class Simulation {
  public:
   /// The largest Courant number (ShallowWater::stable_dt's definition) at which RK4 with the
@@ -19,6 +34,10 @@ class Simulation {
   /// on the initial state, then recomputed from the current state after every step (the flow
   /// may speed up). Keeps a reference to `solver`, which must outlive it.
   Simulation(const ShallowWater& solver, SwState initial, double cfl = 0.5);
+  /// The same on one rank of a distributed run: `initial` is this rank's part of the state
+  /// (dist.local()'s layout); dt is the smallest over the ranks, a NaN on any rank stops every
+  /// rank, so all ranks step alike. Keeps a reference to `dist`.
+  Simulation(const Distribution& dist, SwState initial, double cfl = 0.5);
 
   /// Sets a fixed time step [s] instead; a dt above the stability limit (the dt at kMaxCfl for
   /// the current state) is refused with the limit named, now and after every step (the run then
@@ -39,14 +58,19 @@ class Simulation {
   double dt() const { return dt_; }
   const SwState& state() const { return state_; }
   SwState& state() { return state_; }
+  /// The solver (on a rank of a distributed run: this rank's).
   const ShallowWater& solver() const { return solver_; }
 
  private:
+  Simulation(const ShallowWater& solver, const Distribution* dist, SwState initial, double cfl);
   void take_step(double dt);
   void check_finite() const;
   void revisit_dt();
+  // The solver's time step at Courant number cfl, the smallest over the ranks.
+  double stable_dt(double cfl) const;
 
   const ShallowWater& solver_;
+  const Distribution* dist_ = nullptr;  // null on one process
   SwState state_;
   Rk4<SwState> rk4_;
   double time_ = 0;

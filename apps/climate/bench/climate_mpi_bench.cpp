@@ -1,0 +1,67 @@
+// DG solver speed over MPI ranks: DOF-stages per second, in all and per core (rank), on
+// Williamson 2 at one (Ne, p), several timed runs of the same number of steps; the median and the
+// time the ranks waited for the neighbours' traces (what the volume terms did not hide).
+// Usage: mpirun -np P exadnn_climate_mpi_bench [Ne p seconds-per-run runs split|divergence]
+// bench/climate_mpi_bench.sh runs it on 1 and 2 ranks and prints the strong-scaling efficiency.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "climate/distributed.h"
+#include "climate/williamson2.h"
+#include "exadnn/dist/environment.h"
+
+int main(int argc, char** argv) {
+  using namespace climate;
+  exadnn::dist::Environment env(&argc, &argv);
+  const int ne = argc > 1 ? std::atoi(argv[1]) : 16;
+  const int p = argc > 2 ? std::atoi(argv[2]) : 3;
+  const double seconds = argc > 3 ? std::atof(argv[3]) : 2.0;
+  const int runs = argc > 4 ? std::atoi(argv[4]) : 5;
+  const bool split = argc > 5 ? std::strcmp(argv[5], "divergence") != 0 : true;
+  const CubedSphere mesh(ne, p);
+  const Williamson2 tc;
+  ShallowWaterParams params = tc.params();
+  params.volume = split ? VolumeForm::split : VolumeForm::divergence;
+  const DistributedShallowWater dist(mesh, params, MPI_COMM_WORLD);
+  Simulation sim(dist, tc.state(dist.local()), 0.5);
+  // Warm-up (sizes the work states), then the steps of one run from its time on rank 0.
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  sim.step();
+  long steps = std::max(1L, static_cast<long>(seconds / (MPI_Wtime() - t0)));
+  MPI_Bcast(&steps, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  const double dof_stages =
+      static_cast<double>(mesh.num_nodes()) * Rk4<SwState>::kStages * static_cast<double>(steps);
+  std::vector<double> rate, waited;
+  for (int r = 0; r < runs; ++r) {
+    const double wait0 = dist.exchange().wait_seconds();
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    for (long k = 0; k < steps; ++k) sim.step();
+    double elapsed = MPI_Wtime() - t0, wait = dist.exchange().wait_seconds() - wait0;
+    // The slowest rank sets the pace.
+    MPI_Allreduce(MPI_IN_PLACE, &elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &wait, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    rate.push_back(dof_stages / elapsed);
+    waited.push_back(wait / elapsed);
+    if (dist.rank() == 0)
+      std::printf(
+          "run %d: %ld steps in %.3f s, %.4g DOF-stages/s, %.4g per core, waiting for "
+          "traces %.1f %%\n",
+          r, steps, elapsed, rate.back(), rate.back() / dist.size(), 100 * waited.back());
+  }
+  std::sort(rate.begin(), rate.end());
+  std::sort(waited.begin(), waited.end());
+  if (dist.rank() == 0)
+    std::printf(
+        "median: ranks %d, %s, Ne %d, p %d, nodes %d: %.4g DOF-stages/s, %.4g per core, "
+        "waiting %.1f %%\n",
+        dist.size(), split ? "split" : "divergence", ne, p, mesh.num_nodes(), rate[rate.size() / 2],
+        rate[rate.size() / 2] / dist.size(), 100 * waited[waited.size() / 2]);
+  return 0;
+}
