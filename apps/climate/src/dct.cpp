@@ -65,7 +65,8 @@ void BlockDct::inverse(const double* in, double* out) const {
   std::memcpy(out, work_, sizeof(double) * b * b);
 }
 
-void BlockDct::raw_forward_in_place() const {
+void BlockDct::raw_forward(const double* in) const {
+  std::memcpy(work_, in, sizeof(double) * block_ * block_);
   fftw_execute(static_cast<fftw_plan>(plan_forward_));
 }
 

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "climate/compress_fields.h"
 #include "climate/galewsky.h"
@@ -26,6 +28,14 @@ inline GalewskyFields galewsky_fields(int ne, int p) {
   out.h = gather_face_field(solver, U, 0);
   velocity_face_fields(solver, U, out.u, out.v);
   return out;
+}
+
+/// galewsky_fields(ne, p), made on the first call for that (ne, p) and kept.
+inline const GalewskyFields& galewsky_fields_once(int ne, int p) {
+  static std::map<std::pair<int, int>, GalewskyFields> made;
+  auto it = made.find({ne, p});
+  if (it == made.end()) it = made.emplace(std::make_pair(ne, p), galewsky_fields(ne, p)).first;
+  return it->second;
 }
 
 /// Expects call() to throw an exadnn::Error whose message holds every one of `parts`.

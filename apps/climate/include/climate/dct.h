@@ -28,9 +28,10 @@ class BlockDct {
   void forward(const double* in, double* out) const;
   /// out = DCT-III(in) = the inverse of forward (they may alias).
   void inverse(const double* in, double* out) const;
-  /// FFTW's unscaled REDFT10 of the scratch block in place: the raw transform speed the
-  /// benchmark compares with (no copies, no scaling).
-  void raw_forward_in_place() const;
+  /// FFTW's unscaled REDFT10 × REDFT10 of `in` (B² doubles) into the scratch block, the result
+  /// dropped: the raw transform speed the benchmark compares with (one copy into the aligned
+  /// scratch and FFTW's execution; no scaling, no output).
+  void raw_forward(const double* in) const;
 
  private:
   int block_;

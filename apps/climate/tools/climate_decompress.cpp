@@ -1,0 +1,96 @@
+// climate_decompress: decodes a compressed-stream file (stream.h) with nothing but the file.
+//
+//   climate_decompress FILE [-o DIR] [--format raw|csv] [--info]
+//
+// Prints the header (compressor, parameters, mesh, fields) and per step its time and bytes;
+// with -o writes every step's fields into DIR as <field>_<step>.f64 (raw little-endian f64 of
+// shape [6][n][n], compressor.h's per-face layout: face f, row ej (p+1) + j, column
+// ei (p+1) + i) or <field>_<step>.csv (face,row,col,value), and DIR/index.txt listing them.
+// A missing, foreign, truncated or corrupt file stops it with one line naming the file and the
+// fault, exit code 1.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "climate/stream.h"
+#include "exadnn/core/error.h"
+
+namespace {
+
+void write_field(const climate::FaceField& f, const std::string& path, bool csv) {
+  std::ofstream out(path, std::ios::binary);
+  if (csv) {
+    out << "face,row,col,value\n";
+    char line[96];
+    for (int face = 0; face < 6; ++face)
+      for (int r = 0; r < f.n; ++r)
+        for (int c = 0; c < f.n; ++c) {
+          std::snprintf(line, sizeof line, "%d,%d,%d,%.17g\n", face, r, c, f.at(face, r, c));
+          out << line;
+        }
+  } else {
+    out.write(reinterpret_cast<const char*>(f.data.data()),
+              static_cast<std::streamsize>(f.raw_bytes()));  // little-endian hosts only
+  }
+  if (!out) throw exadnn::Error("climate_decompress", "cannot write " + path);
+}
+
+int run(const std::string& file, const std::string& dir, const std::string& format) {
+  climate::StreamReader reader(file);
+  const climate::StreamHeader& h = reader.header();
+  std::printf(
+      "%s: stream format version %u, compressor %s, mesh (Ne, p) = (%d, %d), face size %d\n",
+      file.c_str(), h.version, climate::compressor_kind_name(h.kind), h.ne, h.p, h.ne * (h.p + 1));
+  std::printf("fields:");
+  for (const std::string& f : h.fields) std::printf(" %s", f.c_str());
+  std::printf("\n%8s %14s %12s %10s\n", "step", "time [s]", "bytes", "ratio");
+  std::ofstream index;
+  if (!dir.empty()) {
+    std::filesystem::create_directories(dir);
+    index.open(std::filesystem::path(dir) / "index.txt");
+    index << "# step time_s field file n (raw: f64 [6][n][n]; csv: face,row,col,value)\n";
+  }
+  climate::StreamStep step;
+  std::uint64_t total = h.bytes;
+  double raw = 0;
+  while (reader.next(step)) {
+    const std::vector<climate::FaceField> fields = reader.decode(step);
+    const double step_raw = static_cast<double>(fields.size() * fields.front().raw_bytes());
+    raw += step_raw;
+    total += step.bytes;
+    std::printf("%8llu %14.6g %12llu %10.3f\n", static_cast<unsigned long long>(step.step),
+                step.time, static_cast<unsigned long long>(step.bytes), step_raw / step.bytes);
+    if (dir.empty()) continue;
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      const std::string name =
+          h.fields[i] + "_" + std::to_string(step.step) + (format == "csv" ? ".csv" : ".f64");
+      write_field(fields[i], (std::filesystem::path(dir) / name).string(), format == "csv");
+      index << step.step << ' ' << step.time << ' ' << h.fields[i] << ' ' << name << ' '
+            << fields[i].n << '\n';
+    }
+  }
+  std::printf("file %llu bytes, raw f64 %.0f bytes: ratio %.3f (headers included)\n",
+              static_cast<unsigned long long>(total), raw, total ? raw / total : 0.0);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Decode a climate compressed-stream file"};
+  std::string file, dir, format = "raw";
+  app.add_option("file", file, "the compressed stream")->required();
+  app.add_option("-o,--out", dir, "write the decoded fields into this directory");
+  app.add_option("--format", format, "raw (f64 [6][n][n]) or csv")
+      ->check(CLI::IsMember({"raw", "csv"}));
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(file, dir, format);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "climate_decompress: %s\n", e.what());
+    return 1;
+  }
+}
