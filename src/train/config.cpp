@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "config_class_balance.h"
 #include "config_distributed.h"
 #include "config_values.h"
 #include "exadnn/core/device.h"
@@ -313,7 +314,7 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   TrainConfig c;
   if (!check_keys(root,
                   {"data", "model", "loss", "optimizer", "scheduler", "epochs", "threads", "seed",
-                   "distributed", "precision", "device"},
+                   "distributed", "precision", "device", "class_balance"},
                   "the top level", problems)) {
     problems.throw_if_any();
   }
@@ -325,6 +326,9 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   }
   const std::vector<std::string> losses = train::losses().names();
   read_choice(root, "loss", c.loss, {losses.begin(), losses.end()}, "config", problems);
+  if (root["class_balance"])
+    internal::parse_class_balance(root["class_balance"], c.loss, c.class_balance,
+                                  problems.reporter());
   if (root["optimizer"]) parse_optimizer(root["optimizer"], c.optimizer, problems);
   if (root["scheduler"]) parse_scheduler(root["scheduler"], c.scheduler, problems);
   read_count(root["epochs"], "epochs", 1, kMaxEpochs, c.epochs, problems.reporter());

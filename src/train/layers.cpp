@@ -9,6 +9,7 @@
 #include "exadnn/nn/conv.h"
 #include "exadnn/nn/linear.h"
 #include "exadnn/nn/pooling.h"
+#include "exadnn/train/resnet.h"
 
 namespace exadnn::train {
 
@@ -108,6 +109,9 @@ Registry<LayerKind>* make_builtin() {
   r->add("sigmoid", plain([] { return make<nn::Sigmoid>(); }));
   r->add("tanh", plain([] { return make<nn::Tanh>(); }));
   r->add("flatten", plain([] { return make<nn::Flatten>(); }));
+  r->add("resnet", resnet_layer_kind());  // resnet.h
+  r->add("basic_block", residual_block_layer_kind(ResidualBlock::Kind::basic));
+  r->add("bottleneck", residual_block_layer_kind(ResidualBlock::Kind::bottleneck));
   return r;
 }
 

@@ -8,6 +8,8 @@
 #include "exadnn/exadnn.h"
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/io/checkpoint_fields.h"
+#include "exadnn/train/class_balance.h"
+#include "exadnn/train/class_metrics.h"
 #include "exadnn/train/loss_watch.h"
 #include "exadnn/train/memory_budget.h"
 #include "exadnn/train/model_builder.h"
@@ -26,10 +28,10 @@ DType autocast_for(const std::string& precision) {
 }
 
 // Integer targets must be classes the model scores: [0, the width of its output). `source`
-// names a split's labels in messages.
-void check_labels(nn::Module& model, const TrainingData& data,
-                  const std::function<std::string(bool train)>& source) {
-  if (is_floating(data.train->target_dtype())) return;  // regression targets
+// names a split's labels in messages. Returns the number of classes (0: regression targets).
+int64_t check_labels(nn::Module& model, const TrainingData& data,
+                     const std::function<std::string(bool train)>& source) {
+  if (is_floating(data.train->target_dtype())) return 0;  // regression targets
   NoGradGuard no_grad;
   Generator unused;
   Tensor x = data.train->get(0).inputs;  // datasets of 0 examples were refused at load time
@@ -39,6 +41,17 @@ void check_labels(nn::Module& model, const TrainingData& data,
   model.train();
   data::check_class_labels(*data.train, classes, source(true));
   if (data.test) data::check_class_labels(*data.test, classes, source(false));
+  return classes;
+}
+
+// The config's loss, class-weighted when class_balance.loss_weights asks for it.
+LossFunction config_loss(const TrainConfig& c, const std::vector<int64_t>& labels,
+                         int64_t classes) {
+  if (!c.class_balance.weighted()) return losses().at(c.loss);
+  const std::vector<double> w = class_weights(c.class_balance, labels, classes);
+  const Tensor weights = from_vector<double>(w, {classes}).to(DType::f32);
+  return
+      [weights](const Tensor& o, const Tensor& t) { return weighted_cross_entropy(o, t, weights); };
 }
 
 }  // namespace
@@ -82,6 +95,10 @@ struct Trainer::Run {
   int64_t resumed_epoch = 0;
   std::vector<EpochRecord> history;
   std::unique_ptr<data::DataLoader> loader;
+  int64_t classes = 0;                        // classes the model scores (0: regression)
+  std::unique_ptr<BalancedSampler> balanced;  // class_balance.sampling: balanced
+  std::function<std::unique_ptr<data::DataLoader>(std::shared_ptr<const data::Dataset>)>
+      make_loader;
   std::vector<std::function<void(int64_t, int64_t, int64_t)>> epoch_start_hooks;
   std::vector<std::function<void(const StepEvent&)>> step_hooks;
   std::vector<std::function<void(const EpochRecord&)>> epoch_hooks;
@@ -139,13 +156,25 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
       return std::shared_ptr<nn::Module>(build_model(layers, shape));
     };
   // Before model->to(device): one CPU forward.
-  check_labels(*r.model, r.data, [&](bool train) {
+  r.classes = check_labels(*r.model, r.data, [&](bool train) {
     if (own_data) return std::string(train ? "the training set" : "the test set");
     return datasets().at(c.data.dataset).label_source(c.data, train);
   });
   r.device = Device::parse(c.device);  // device: cpu | cuda | cuda:N
   r.model->to(r.device);               // before the optimizer takes the parameters
-  r.loss = parts.loss ? std::move(parts.loss) : losses().at(c.loss);
+  // class_balance: the training set's labels weigh the loss and/or draw balanced epochs.
+  const ClassBalanceSpec& balance = c.class_balance;
+  std::vector<int64_t> labels;
+  if (balance.weighted() || balance.balanced()) {
+    EXADNN_CHECK(r.classes > 0, "train",
+                 "class_balance needs class labels; this run's targets are values");
+    EXADNN_CHECK(!(parts.loss && balance.weighted()), "train",
+                 "class_balance.loss_weights weighs the config's cross_entropy; this program "
+                 "brings its own loss");
+    labels = class_labels(*r.data.train);
+    if (balance.balanced()) r.balanced = std::make_unique<BalancedSampler>(labels, c.seed);
+  }
+  r.loss = parts.loss ? std::move(parts.loss) : config_loss(c, labels, r.classes);
   r.score = parts.score ? std::move(parts.score)
                         : ScoreFunction([batch = c.data.batch_size, device = r.device](
                                             nn::Module& m, const TrainingData& d) {
@@ -167,12 +196,16 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
   if (!r.options.checkpoint_dir.empty())
     r.last_checkpoint = (std::filesystem::path(r.options.checkpoint_dir) / "last.ckpt").string();
   const StateDict resumed_optimizer = r.options.resume ? r.resume() : StateDict();
-  r.loader = std::make_unique<data::DataLoader>(
-      r.data.train, r.strategy->shard(data::DataLoaderOptions()
-                                          .batch_size(c.data.batch_size)
-                                          .shuffle(c.data.shuffle)
-                                          .seed(c.seed)
-                                          .transform(r.data.transform)));
+  r.make_loader = [&r](std::shared_ptr<const data::Dataset> set) {
+    const TrainConfig& cfg = r.config;
+    return std::make_unique<data::DataLoader>(std::move(set),
+                                              r.strategy->shard(data::DataLoaderOptions()
+                                                                    .batch_size(cfg.data.batch_size)
+                                                                    .shuffle(cfg.data.shuffle)
+                                                                    .seed(cfg.seed)
+                                                                    .transform(r.data.transform)));
+  };
+  r.loader = r.make_loader(r.balanced ? r.balanced->epoch_view(r.data.train, 0) : r.data.train);
   TrainingRecipe recipe;
   recipe.make_optimizer = [&r](std::vector<Tensor> p) { return r.make_optimizer(std::move(p)); };
   recipe.make_model = r.make_model;
@@ -248,6 +281,7 @@ double Trainer::fit() {
   double final_score = r.history.empty() ? 0.0 : r.history.back().test_accuracy;
   for (; r.next_epoch <= r.config.epochs; ++r.next_epoch) {
     const int64_t epoch = r.next_epoch;
+    if (r.balanced) r.loader = r.make_loader(r.balanced->epoch_view(r.data.train, epoch - 1));
     r.loader->set_epoch(epoch - 1);
     for (const auto& hook : r.epoch_start_hooks)
       hook(epoch, r.config.epochs, r.loader->batches_per_epoch());
@@ -277,9 +311,20 @@ double Trainer::fit() {
     }
   }
   r.strategy->end_training();
-  if (r.root && !r.options.metrics_out.empty())
+  if (r.root && !r.options.metrics_out.empty()) {
+    // Classification: the figures per class, and the confusion matrix beside the metrics file.
+    std::unique_ptr<ClassMetrics> per_class;
+    std::string png;
+    if (r.classes > 0 && r.data.test) {
+      const precision::Autocast autocast_scope(r.autocast);
+      per_class = std::make_unique<ClassMetrics>(
+          evaluate_classes(*r.model, r.data, r.config.data.batch_size, r.classes, r.device));
+      png = std::filesystem::path(r.options.metrics_out).replace_extension(".confusion.png");
+      write_confusion_png(png, *per_class);
+    }
     internal::write_metrics(r.options.metrics_out, r.history, final_score, r.strategy->ranks(),
-                            r.config.data.batch_size);
+                            r.config.data.batch_size, per_class.get(), png);
+  }
   return final_score;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "exadnn/train/class_balance.h"
 #include "exadnn/train/datasets.h"
 #include "exadnn/train/layers.h"
 #include "exadnn/train/optimizers.h"
@@ -19,6 +20,7 @@ struct TrainConfig {
   DataSpec data;
   std::vector<LayerSpec> model;
   std::string loss = "cross_entropy";
+  ClassBalanceSpec class_balance;  ///< class_balance: {loss_weights: ..., sampling: ...}
   OptimizerSpec optimizer;
   SchedulerSpec scheduler;
   int64_t epochs = 3;

@@ -1,0 +1,86 @@
+// train::ClassMetrics against a hand-made prediction set (confusion matrix, precision, recall,
+// F1, macro-F1, top-1 and top-k worked out by hand), and the confusion matrix's PNG.
+#include "exadnn/train/class_metrics.h"
+
+#include <fstream>
+
+#include "exadnn/exadnn.h"
+#include "scratch_dir.h"
+#include "testing.h"
+
+using namespace exadnn;
+
+namespace {
+// 6 examples of classes 0..2 (a 4th class never occurs nor is predicted), k = 2:
+//   label 0 [.7 .2 .1] -> 0          label 1 [.6 .3 .1] -> 0 (label 2nd: top-2)
+//   label 0 [.2 .5 .3] -> 1 (3rd)    label 2 [.1 .3 .6] -> 2
+//   label 1 [.1 .8 .1] -> 1          label 2 [.3 .4 .3] -> 1 (tied 2nd: top-2)
+train::ClassMetrics hand_set() {
+  train::ClassMetrics m(4, 2);
+  m.add(from_vector<double>({.7, .2, .1, -1, .2, .5, .3, -1, .1, .8, .1, -1}, {3, 4}),
+        from_vector<int64_t>({0, 0, 1}, {3}));
+  m.add(from_vector<float>({.6f, .3f, .1f, -1, .1f, .3f, .6f, -1, .3f, .4f, .3f, -1}, {3, 4}),
+        from_vector<int64_t>({1, 2, 2}, {3}));
+  return m;
+}
+}  // namespace
+
+TEST(ClassMetrics, HandMadePredictions) {
+  const train::ClassMetrics m = hand_set();
+  EXPECT_EQ(m.total(), 6);
+  const int64_t confusion[4][4] = {{1, 1, 0, 0}, {1, 1, 0, 0}, {0, 1, 1, 0}, {0, 0, 0, 0}};
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t p = 0; p < 4; ++p) EXPECT_EQ(m.confusion(t, p), confusion[t][p]) << t << p;
+  EXPECT_DOUBLE_EQ(m.top1(), 3.0 / 6);
+  EXPECT_EQ(m.k(), 2);
+  EXPECT_DOUBLE_EQ(m.topk(), 5.0 / 6);
+  // class 0: TP 1, 2 labelled, 2 predicted; class 1: 2 labelled, 3 predicted; class 2: 1.
+  EXPECT_DOUBLE_EQ(m.precision(0), 0.5);
+  EXPECT_DOUBLE_EQ(m.recall(0), 0.5);
+  EXPECT_DOUBLE_EQ(m.f1(0), 0.5);
+  EXPECT_DOUBLE_EQ(m.precision(1), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(m.recall(1), 0.5);
+  EXPECT_DOUBLE_EQ(m.f1(1), 0.4);
+  EXPECT_DOUBLE_EQ(m.precision(2), 1.0);
+  EXPECT_DOUBLE_EQ(m.f1(2), 2.0 / 3);
+  EXPECT_DOUBLE_EQ(m.f1(3), 0.0);
+  EXPECT_DOUBLE_EQ(m.macro_f1(), (0.5 + 0.4 + 2.0 / 3) / 3);  // class 3 left out
+}
+
+TEST(ClassMetrics, KIsClampedAndPerfectPredictionsScoreOne) {
+  train::ClassMetrics m(3);  // k = 5 clamped to 3
+  EXPECT_EQ(m.k(), 3);
+  m.add(from_vector<float>({3, 1, 0, 0, 2, 1, 0, 0, 9}, {3, 3}),
+        from_vector<int64_t>({0, 1, 2}, {3}));
+  EXPECT_DOUBLE_EQ(m.top1(), 1.0);
+  EXPECT_DOUBLE_EQ(m.topk(), 1.0);
+  EXPECT_DOUBLE_EQ(m.macro_f1(), 1.0);
+}
+
+TEST(ClassMetrics, BadInputIsAnErrorNamingIt) {
+  train::ClassMetrics m(3);
+  EXPECT_EXADNN_ERROR(m.add(zeros({2, 3}), from_vector<int64_t>({0, 3}, {2})), "example 1",
+                      "label 3");
+  EXPECT_EXADNN_ERROR(m.add(zeros({2, 4}), from_vector<int64_t>({0, 1}, {2})), "[B, 3]");
+  EXPECT_EXADNN_ERROR(train::ClassMetrics(0), "0 classes");
+}
+
+// The PNG: its signature, and 4 classes of 32-pixel cells plus the closing grid line.
+TEST(ClassMetrics, ConfusionPng) {
+  const exadnn::testing::ScratchDir dir("exadnn_cm_");
+  train::write_confusion_png(dir.file("c.png"), hand_set());
+  std::ifstream in(dir.file("c.png"), std::ios::binary);
+  unsigned char head[24] = {};
+  in.read(reinterpret_cast<char*>(head), 24);
+  ASSERT_TRUE(in.good());
+  EXPECT_EQ(head[1], 'P');
+  EXPECT_EQ(head[2], 'N');
+  EXPECT_EQ(head[3], 'G');
+  const auto be32 = [&](int at) {
+    return (head[at] << 24) | (head[at + 1] << 16) | (head[at + 2] << 8) | head[at + 3];
+  };
+  EXPECT_EQ(be32(16), 4 * 32 + 1);  // width
+  EXPECT_EQ(be32(20), 4 * 32 + 1);  // height
+  EXPECT_EXADNN_ERROR(train::write_confusion_png(dir.file("no/such/dir/c.png"), hand_set()),
+                      "no/such/dir/c.png");
+}
