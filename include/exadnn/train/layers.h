@@ -63,7 +63,8 @@ struct LayerSpec {
 };
 
 /// linear, conv2d, maxpool2d, avgpool2d, batchnorm, dropout, relu, leaky_relu, gelu, sigmoid,
-/// tanh, flatten, resnet, basic_block, bottleneck (resnet.h), and every kind added with layers().add(name, kind).
+/// tanh, flatten, resnet, basic_block, bottleneck (resnet.h), and every kind added with
+/// layers().add(name, kind).
 Registry<LayerKind>& layers();
 
 }  // namespace exadnn::train
