@@ -1,4 +1,5 @@
-// The generator's workflow module (workflows/cbed_generate.yaml), in the exadnn_cbed program:
+// The generator's workflow module (workflows/cbed_generate.yaml), in `exadnn` through the shared
+// library exadnn_app_cbed_generate (built against the parallel libhdf5; CMakeLists.txt says why):
 //   cbed_generate  one ensemble instance per shard: instances 0 .. train_shards - 1 write the
 //                  train split's shards, then val's, then test's; the instance's ranks share the
 //                  shard's materials (near-equal blocks of rows) and write the file together with
@@ -42,9 +43,8 @@ GenerateOptions generate_options(const exadnn::flow::ModuleContext& ctx) {
 
 void generate(exadnn::flow::ModuleContext& ctx) {
   EXADNN_CHECK(shard::parallel_hdf5(), "cbed_generate",
-               "this process's libhdf5 is not the parallel one (H5Pset_fapl_mpio failed): the "
-               "program must link Debian's libhdf5-openmpi before anything that loads the serial "
-               "libhdf5");
+               "the libhdf5 this module is bound to is not the parallel one (H5Pset_fapl_mpio "
+               "failed): build it against Debian's libhdf5-openmpi-dev");
   const std::array<int, 3> shards{ctx.arg<int>("train_shards", 1), ctx.arg<int>("val_shards", 1),
                                   ctx.arg<int>("test_shards", 1)};
   EXADNN_CHECK(ctx.instances() == shards[0] + shards[1] + shards[2], "cbed_generate",

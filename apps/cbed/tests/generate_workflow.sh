@@ -2,12 +2,12 @@
 # Runs the generation workflow under mpirun in a fresh folder, then checks its shards through the
 # loader (serial libhdf5): every split opens, shapes and labels are in range, the splits are
 # disjoint by material and hold all of them, and a sample draws as a PNG.
-#   generate_workflow.sh EXADNN_CBED EXADNN_CBED_SHARDS "MPIEXEC ..." CONTROL_FILE WORKDIR
+#   generate_workflow.sh EXADNN EXADNN_CBED_SHARDS "MPIEXEC ..." CONTROL_FILE WORKDIR
 set -euo pipefail
-generator=$1 shards=$2 mpiexec=$3 control=$4 workdir=$5
+exadnn=$1 shards=$2 mpiexec=$3 control=$4 workdir=$5
 rm -rf "$workdir" && mkdir -p "$workdir" && cd "$workdir"
 # shellcheck disable=SC2086  # mpiexec is a command with its options
-if ! $mpiexec -n 3 "$generator" flow run "$control" > log.txt 2>&1; then
+if ! $mpiexec -n 3 "$exadnn" flow run "$control" > log.txt 2>&1; then
   cat log.txt
   echo "FAIL: the workflow exited non-zero" >&2
   exit 1
