@@ -1,0 +1,265 @@
+// PipelineParallel (dist/pipeline.h): stage cutting, the two schedules, activations and gradients
+// as tagged non-blocking messages (a shape header, then the values), the gathered state.
+#include "exadnn/dist/pipeline.h"
+
+#include <chrono>
+#include <string>
+
+#include "exadnn/autograd/grad_mode.h"
+#include "exadnn/ops/factories.h"
+#include "exadnn/ops/operators.h"
+
+namespace exadnn::dist {
+namespace {
+
+constexpr const char* kWhere = "dist::PipelineParallel";
+constexpr int64_t kMaxDims = 8;  // header: dtype, rank, up to kMaxDims sizes
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The first layer of each stage 1 .. p−1, balanced by (parameter count + 1) per layer.
+std::vector<size_t> balanced_boundaries(const nn::Sequential& model, int p) {
+  std::vector<double> cost;
+  double total = 0;
+  for (size_t i = 0; i < model.size(); ++i) {
+    cost.push_back(static_cast<double>(model[i]->parameter_count()) + 1.0);
+    total += cost.back();
+  }
+  std::vector<size_t> cuts;
+  size_t j = 0;
+  double cumulative = 0;
+  for (int k = 1; k < p; ++k) {
+    // Take at least one layer, stop once the share k/p is reached, leave one layer per later stage.
+    do {
+      cumulative += cost[j++];
+    } while (cumulative < total * k / p && j < model.size() - static_cast<size_t>(p - k));
+    cuts.push_back(j);
+  }
+  return cuts;
+}
+
+// The layer index that starts a one-process state name ("3.weight" → 3).
+size_t layer_of(const std::string& name) {
+  return std::stoul(name.substr(0, name.find('.')));
+}
+
+}  // namespace
+
+const char* to_string(PipelineSchedule schedule) {
+  return schedule == PipelineSchedule::gpipe ? "gpipe" : "1f1b";
+}
+
+PipelineSchedule parse_pipeline_schedule(const std::string& name) {
+  if (name == "gpipe") return PipelineSchedule::gpipe;
+  if (name == "1f1b") return PipelineSchedule::one_f_one_b;
+  throw Error(kWhere, exadnn::detail::cat("unknown schedule '", name, "' (known: gpipe, 1f1b)"));
+}
+
+// One micro-batch in flight on this stage: what forward kept for backward.
+struct PipelineParallel::MicroBatch {
+  int64_t index = 0;
+  Tensor input;   // the stage's input (a leaf requiring grad on later stages)
+  Tensor output;  // the stage's output with its graph (undefined with recompute)
+  Tensor target;  // last stage: the micro-batch's target
+  Tensor loss;    // last stage: loss / m with its graph (undefined with recompute)
+};
+
+PipelineParallel::PipelineParallel(const nn::Sequential& model, Communicator comm,
+                                   PipelineOptions options)
+    : comm_(std::move(comm)), options_(std::move(options)) {
+  const int p = comm_.size();
+  EXADNN_CHECK(model.size() >= static_cast<size_t>(p), kWhere, "the model has ", model.size(),
+               " layers, fewer than the ", p, " stages: a rank would be left empty");
+  EXADNN_CHECK(options_.micro_batches() >= 1, kWhere, "micro_batches must be >= 1, got ",
+               options_.micro_batches());
+  std::vector<size_t> cuts = options_.boundaries();
+  if (cuts.empty()) cuts = balanced_boundaries(model, p);
+  EXADNN_CHECK(cuts.size() == static_cast<size_t>(p - 1), kWhere, "boundaries must list ", p - 1,
+               " first layers (one per stage after the first), got ", cuts.size());
+  for (size_t k = 0; k < cuts.size(); ++k)
+    EXADNN_CHECK(cuts[k] > (k == 0 ? 0 : cuts[k - 1]) && cuts[k] < model.size(), kWhere,
+                 "boundary ", k, " = ", cuts[k], " leaves a stage empty (boundaries must increase ",
+                 "strictly inside 1..", model.size() - 1, ")");
+  cuts.insert(cuts.begin(), 0);
+  cuts.push_back(model.size());
+  first_ = cuts[comm_.rank()];
+  end_ = cuts[comm_.rank() + 1];
+  stage_ = std::make_shared<nn::Sequential>();
+  for (size_t i = first_; i < end_; ++i) stage_->push_back(model[i]);
+  for (const auto& [name, t] : model.state_dict()) {
+    const size_t layer = layer_of(name);
+    int owner = 0;
+    while (layer >= cuts[owner + 1]) ++owner;
+    entries_.push_back({name, t.shape(), t.dtype(), owner});
+  }
+}
+
+void PipelineParallel::send_tensor(const Tensor& t, int dst, int tag) {
+  EXADNN_CHECK(t.dim() <= kMaxDims, kWhere, "activations of more than ", kMaxDims,
+               " dimensions cannot be sent, got ", t.shape());
+  std::vector<int64_t> header{static_cast<int64_t>(t.dtype()), t.dim()};
+  for (int64_t s : t.shape()) header.push_back(s);
+  header.resize(2 + kMaxDims, 0);
+  pending_sends_.push_back(comm_.send(from_vector<int64_t>(header), dst, tag));
+  pending_sends_.push_back(comm_.send(t.contiguous(), dst, tag));
+}
+
+Tensor PipelineParallel::recv_tensor(int src, int tag) {
+  Tensor header = empty({2 + kMaxDims}, TensorOptions().dtype(DType::i64));
+  comm_.recv(header, src, tag).wait();
+  const int64_t* h = header.data<int64_t>();
+  Shape shape(std::vector<int64_t>(h + 2, h + 2 + h[1]));
+  Tensor t = empty(shape, TensorOptions().dtype(static_cast<DType>(h[0])));
+  comm_.recv(t, src, tag).wait();
+  return t;
+}
+
+Tensor PipelineParallel::micro_batch_loss(const Tensor& output, const Tensor& target) const {
+  return (*loss_)(output, target) / static_cast<double>(options_.micro_batches());
+}
+
+void PipelineParallel::run_forward(MicroBatch& mb, const Tensor& x, const Tensor& target) {
+  const int64_t b = x.size(0) / options_.micro_batches();
+  mb.input = is_first() ? x.narrow(0, mb.index * b, b)
+                        : recv_tensor(comm_.rank() - 1, static_cast<int>(2 * mb.index));
+  if (is_last()) mb.target = target.narrow(0, mb.index * b, b);
+  const auto t0 = Clock::now();
+  Tensor out;
+  if (options_.recompute()) {
+    NoGradGuard no_grad;  // only the input is kept; backward runs the stage again
+    out = (*stage_)(mb.input);
+    if (is_last()) loss_sum_ += micro_batch_loss(out, mb.target).item<double>();
+  } else {
+    if (!is_first()) mb.input.requires_grad_(true);
+    out = mb.output = (*stage_)(mb.input);
+    if (is_last()) {
+      mb.loss = micro_batch_loss(out, mb.target);
+      loss_sum_ += mb.loss.item<double>();
+    }
+  }
+  stats_.busy_seconds += seconds_since(t0);
+  if (!is_last()) send_tensor(out.detach(), comm_.rank() + 1, static_cast<int>(2 * mb.index));
+}
+
+void PipelineParallel::run_backward(MicroBatch& mb) {
+  const Tensor grad =
+      is_last() ? Tensor() : recv_tensor(comm_.rank() + 1, static_cast<int>(2 * mb.index + 1));
+  const auto t0 = Clock::now();
+  if (options_.recompute()) {
+    if (!is_first()) mb.input = mb.input.detach().requires_grad_(true);
+    mb.output = (*stage_)(mb.input);
+    if (is_last()) mb.loss = micro_batch_loss(mb.output, mb.target);
+  }
+  if (is_last())
+    mb.loss.backward();
+  else
+    mb.output.backward(grad);
+  stats_.busy_seconds += seconds_since(t0);
+  if (!is_first())
+    send_tensor(mb.input.grad(), comm_.rank() - 1, static_cast<int>(2 * mb.index + 1));
+  mb = MicroBatch{mb.index, {}, {}, {}, {}};  // frees the activations
+}
+
+double PipelineParallel::forward_backward(const Tensor& x, const Tensor& target,
+                                          const PipelineLoss& loss) {
+  const int64_t m = options_.micro_batches();
+  EXADNN_CHECK(x.defined() && x.dim() >= 1 && x.size(0) % m == 0, kWhere, "a batch of ",
+               x.defined() && x.dim() >= 1 ? x.size(0) : 0, " samples does not split into ", m,
+               " micro-batches");
+  EXADNN_CHECK(!is_last() || (target.defined() && target.size(0) == x.size(0)), kWhere,
+               "the last stage needs a target of ", x.size(0), " samples");
+  stats_ = PipelineStats{};
+  loss_ = &loss;
+  loss_sum_ = 0;
+  const auto t0 = Clock::now();
+  std::vector<MicroBatch> mbs(static_cast<size_t>(m));
+  int64_t live = 0;
+  auto forward_one = [&](int64_t i) {
+    mbs[i].index = i;
+    run_forward(mbs[i], x, target);
+    stats_.max_live_activations = std::max(stats_.max_live_activations, ++live);
+  };
+  auto backward_one = [&](int64_t i) {
+    run_backward(mbs[i]);
+    --live;
+  };
+  if (options_.schedule() == PipelineSchedule::gpipe) {
+    for (int64_t i = 0; i < m; ++i) forward_one(i);
+    for (int64_t i = 0; i < m; ++i) backward_one(i);
+  } else {  // 1F1B: fill the pipe, then one forward and one backward in turn, then drain it
+    const int64_t warmup = std::min<int64_t>(comm_.size() - comm_.rank() - 1, m);
+    int64_t next_forward = 0, next_backward = 0;
+    while (next_forward < warmup) forward_one(next_forward++);
+    while (next_forward < m) {
+      forward_one(next_forward++);
+      backward_one(next_backward++);
+    }
+    while (next_backward < m) backward_one(next_backward++);
+  }
+  for (Work& w : pending_sends_) w.wait();
+  pending_sends_.clear();
+  loss_ = nullptr;
+  stats_.wall_seconds = seconds_since(t0);
+  stats_.idle_fraction = 1.0 - stats_.busy_seconds / stats_.wall_seconds;
+  Tensor total = from_vector<double>({loss_sum_});
+  comm_.broadcast(total, comm_.size() - 1).wait();
+  return total.data<double>()[0];
+}
+
+Tensor PipelineParallel::forward(const Tensor& x) {
+  NoGradGuard no_grad;
+  Tensor out = (*stage_)(is_first() ? x : recv_tensor(comm_.rank() - 1, 0));
+  if (!is_last()) send_tensor(out, comm_.rank() + 1, 0);
+  for (Work& w : pending_sends_) w.wait();
+  pending_sends_.clear();
+  // The last stage's output to every rank: its shape first, then its values.
+  Tensor header = zeros({2 + kMaxDims}, TensorOptions().dtype(DType::i64));
+  if (is_last()) {
+    out = out.contiguous();
+    int64_t* h = header.data<int64_t>();
+    h[0] = static_cast<int64_t>(out.dtype());
+    h[1] = out.dim();
+    for (int64_t d = 0; d < out.dim(); ++d) h[2 + d] = out.size(d);
+  }
+  const int last = comm_.size() - 1;
+  comm_.broadcast(header, last).wait();
+  const int64_t* h = header.data<int64_t>();
+  if (!is_last())
+    out = empty(Shape(std::vector<int64_t>(h + 2, h + 2 + h[1])),
+                TensorOptions().dtype(static_cast<DType>(h[0])));
+  comm_.broadcast(out, last).wait();
+  return out;
+}
+
+// A one-process name ("5.weight") as this stage's ("1.weight" when the stage starts at layer 4).
+static std::string local_name(const std::string& name, size_t first) {
+  const size_t dot = name.find('.');
+  return std::to_string(std::stoul(name.substr(0, dot)) - first) + name.substr(dot);
+}
+
+StateDict PipelineParallel::full_state_dict() const {
+  const StateDict mine = stage_->state_dict();
+  StateDict out;
+  for (const Entry& e : entries_) {
+    Tensor t = e.stage == comm_.rank() ? mine.at(local_name(e.name, first_)).contiguous().clone()
+                                       : empty(e.shape, TensorOptions().dtype(e.dtype));
+    comm_.broadcast(t, e.stage).wait();
+    out.insert(e.name, t);
+  }
+  return out;
+}
+
+void PipelineParallel::load_full_state_dict(const StateDict& state) {
+  StateDict mine;
+  for (const Entry& e : entries_) {
+    if (e.stage != comm_.rank()) continue;
+    EXADNN_CHECK(state.contains(e.name), kWhere, "the state has no entry '", e.name, "'");
+    mine.insert(local_name(e.name, first_), state.at(e.name));
+  }
+  stage_->load_state_dict(mine);
+}
+
+}  // namespace exadnn::dist
