@@ -23,6 +23,8 @@ PACKAGES=(
   gpaw gpaw-data python3-ase
   # applications: FFTW, ZFP, NetCDF and PLplot (apps/climate: DCT and ZFP compression, CF output, maps)
   libfftw3-dev libzfp-dev libnetcdf-dev libplplot-dev
+  # applications: PLplot's cairo drivers (apps/climate's PNG maps: the pngcairo device)
+  plplot-driver-cairo
   # applications: spglib (apps/cbed: space-group operations and the symmetry finder)
   libsymspg-dev
   # applications: parallel HDF5 over Open MPI (apps/cbed: the generator's collective shard writes)

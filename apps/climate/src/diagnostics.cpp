@@ -54,6 +54,35 @@ std::vector<double> relative_vorticity(const ShallowWater& solver, const SwState
   return zeta;
 }
 
+Invariants invariants(const ShallowWater& solver, const SwState& U) {
+  const CubedSphere& mesh = solver.mesh();
+  const int npe = mesh.nodes_per_element();
+  const double g = solver.params().gravity;
+  const Vec3 omega = solver.params().omega;
+  const std::vector<double> zeta = relative_vorticity(solver, U);
+  Invariants inv{solver.mass(U), 0, 0, 0};
+  for (int e = 0; e < mesh.num_elements(); ++e) {
+    // Summed per element first, then over elements (as CubedSphere::area): less round-off.
+    double energy = 0, enstrophy = 0;
+    for (int n = 0; n < npe; ++n) {
+      const int node = e * npe + n;
+      const NodeMetric& m = mesh.metric(node);
+      const double w = mesh.area_weight(node);
+      const double h = U[solver.offset(e, 0) + n];
+      const Vec3 hu = {U[solver.offset(e, 1) + n], U[solver.offset(e, 2) + n],
+                       U[solver.offset(e, 3) + n]};
+      const double u2 = dot(hu, hu) / (h * h);
+      const double q = zeta[node] + 2 * dot(omega, m.n);  // absolute vorticity ζ + f
+      energy += w * (0.5 * h * u2 + 0.5 * g * h * h);
+      enstrophy += w * q * q / (2 * h);
+      inv.max_wind = std::max(inv.max_wind, std::sqrt(u2));
+    }
+    inv.energy += energy;
+    inv.enstrophy += enstrophy;
+  }
+  return inv;
+}
+
 double observed_order(double coarse_error, double fine_error, double refinement) {
   return std::log(coarse_error / fine_error) / std::log(refinement);
 }

@@ -1,0 +1,55 @@
+// CF-convention (CF-1.8) NetCDF output of the regridded fields, one record per output step:
+// dimensions time (unlimited), lat, lon; coordinate variables with units and standard names;
+// h, u, v and the relative vorticity as (time, lat, lon) variables; the diagnostics (mass, total
+// energy, potential enstrophy, max wind) as time series. Readable by ncdump, ncview and xarray.
+#pragma once
+
+#include <string>
+
+#include "climate/diagnostics.h"
+#include "climate/regrid.h"
+
+namespace climate {
+
+/// The run's description, written as global attributes.
+struct NetcdfRunInfo {
+  std::string title;      ///< e.g. "Galewsky barotropic instability"
+  std::string test_case;  ///< e.g. "galewsky (with bump)"
+  int ne = 0;             ///< elements per cube edge
+  int p = 0;              ///< polynomial degree
+  /// The time origin of the "seconds since …" units (an idealized run: a conventional date).
+  std::string time_origin = "2000-01-01 00:00:00";
+};
+
+/// Writes one file; records are appended by `append` and synced to disk after each. Every netCDF
+/// failure is an exadnn::Error naming the file, the operation and nc_strerror's message.
+class NetcdfWriter {
+ public:
+  /// Creates (or overwrites) `path` (netCDF-4 format) and defines its dimensions, variables and
+  /// attributes for `grid`.
+  NetcdfWriter(const std::string& path, const LatLonGrid& grid, const NetcdfRunInfo& info);
+  ~NetcdfWriter();
+  NetcdfWriter(const NetcdfWriter&) = delete;
+  NetcdfWriter& operator=(const NetcdfWriter&) = delete;
+
+  /// Appends the record of time t [s]: the fields (each [nlat · nlon]) and the diagnostics.
+  void append(double t, const LatLonFields& fields, const Invariants& diag);
+  /// Closes the file (also done by the destructor, which cannot report a failure).
+  void close();
+  int records() const { return records_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  void check(int status, const char* what) const;
+  int def_var(const char* name, int ndims, const int* dims, const char* units,
+              const char* standard_name, const char* long_name);
+
+  std::string path_;
+  int nlat_, nlon_;
+  int ncid_ = -1;
+  int records_ = 0;
+  int time_var_, h_var_, u_var_, v_var_, vort_var_;
+  int mass_var_, energy_var_, enstrophy_var_, wind_var_;
+};
+
+}  // namespace climate
