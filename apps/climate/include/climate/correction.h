@@ -1,0 +1,109 @@
+// The learned correction of compressed fields: an exadnn CNN that maps a decompressed field to
+// the residual (original − decompressed), applied on each cube face's node array widened by a
+// halo from the neighbouring faces (halo_face.h), so that the correction is seamless across face
+// edges. Several fields (h, u, v) go through one network as channels; each is normalised by its
+// own statistics, kept in the model as buffers so the stored weights are self-contained.
+//
+// The correction never changes a field's total mass: after the network, its weighted mean
+// (the DG quadrature weights w_i w_j J) is subtracted, so ∫ corrected dA = ∫ decompressed dA to
+// round-off.
+//
+//   Correction c(mesh, {.fields = 3});
+//   c.observe(decompressed, original);            // the normalisation, from every pair so far
+//   c.samples(decompressed, original, x, y);      // 6 raw training examples (one per face)
+//   c.normalise(6, x, y);                         // as the network sees them
+//   Fields corrected = c.apply(decompressed);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "climate/cubed_sphere.h"
+#include "climate/halo_face.h"
+#include "climate/shallow_water.h"
+
+namespace exadnn {
+class StateDict;
+namespace nn {
+class Module;
+}
+}  // namespace exadnn
+
+namespace climate {
+
+/// C fields of one output step, each in compressor.h's face layout [6][n][n].
+using Fields = std::vector<FaceField>;
+
+struct CorrectionOptions {
+  int fields = 3;     ///< C: channels of the network
+  int width = 16;     ///< channels of the hidden layers
+  int depth = 4;      ///< 3×3 convolutions (≥ 2); the halo H = depth (each trims one pixel)
+  uint64_t seed = 1;  ///< initial weights
+};
+
+class Correction {
+ public:
+  /// Keeps a reference to `mesh`. Bad options are an Error naming the option.
+  Correction(const CubedSphere& mesh, const CorrectionOptions& options);
+  ~Correction();
+  Correction(Correction&&) noexcept;
+
+  const CorrectionOptions& options() const { return options_; }
+  const FaceHalo& halo() const { return halo_; }
+  /// The network, as the train layer takes it: x [B, C, n+2H, n+2H] (normalised decompressed
+  /// fields) → [B, C, n, n] (the residual, divided by each field's residual scale).
+  std::shared_ptr<exadnn::nn::Module> model() const;
+
+  /// Adds a pair to each field's running statistics and resets the normalisation from all pairs
+  /// seen: the input mean and scale (of the decompressed field) and the residual scale (the RMS of
+  /// original − decompressed). A scale still 0 (a field that has been constant, or exactly
+  /// compressed) counts as 1.
+  void observe(const Fields& decompressed, const Fields& original);
+  /// The six examples (one per face) of a pair, raw (not normalised: the normalisation moves as
+  /// pairs arrive): inputs [6, C, w, w] (the decompressed fields with their halos) and targets
+  /// [6, C, n, n] (original − decompressed), f32, w = n + 2H. Sizes are checked (an Error naming
+  /// the field).
+  void samples(const Fields& decompressed, const Fields& original, float* inputs,
+               float* targets) const;
+  /// Normalises `count` raw examples in place as the network sees them, with the current
+  /// normalisation: inputs (x − mean) / scale, targets r / residual scale.
+  void normalise(int64_t count, float* inputs, float* targets) const;
+  /// Floats per example: C w² (inputs) and C n² (targets).
+  int64_t input_floats() const;
+  int64_t target_floats() const;
+
+  /// The corrected fields: decompressed + the network's residual, made mass-neutral.
+  Fields apply(const Fields& decompressed) const;
+
+  /// Weights and normalisation (what the workflow stores beside the compressed stream).
+  exadnn::StateDict state() const;
+  void load(const exadnn::StateDict& state);
+  /// Bytes the stored network takes: its parameters and buffers as f32.
+  int64_t bytes() const;
+
+ private:
+  // The network's inputs for a step: [6, C, w, w], normalised.
+  void inputs(const Fields& decompressed, float* x) const;
+
+  struct Net;
+  const CubedSphere& mesh_;
+  CorrectionOptions options_;
+  FaceHalo halo_;
+  FaceField weights_;  // the quadrature weights in the face layout
+  // Per field: values seen, Σ decompressed, Σ decompressed², Σ residual².
+  std::vector<double> seen_, sum_, sum_sq_, res_sq_;
+  std::shared_ptr<Net> net_;
+};
+
+/// The fields the correction works on, from a state: h [m], u, v (east, north) [m/s].
+Fields correction_fields(const ShallowWater& solver, const SwState& U);
+
+/// The mesh's quadrature weights (w_i w_j J, m²) in the face layout [6][n][n].
+FaceField face_area_weights(const CubedSphere& mesh);
+/// ∫ field dA = Σ weights · field (sizes differing is an Error).
+double integral(const FaceField& weights, const FaceField& field);
+/// Subtracts from `correction` its weighted mean, so that Σ weights · correction = 0.
+void remove_weighted_mean(const FaceField& weights, FaceField& correction);
+
+}  // namespace climate

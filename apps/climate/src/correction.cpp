@@ -1,0 +1,237 @@
+#include "climate/correction.h"
+
+#include <exadnn/exadnn.h>
+
+#include "climate/compress_fields.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+namespace climate {
+
+namespace nn = exadnn::nn;
+using exadnn::Tensor;
+
+namespace {
+
+// [B, C, n+2L, n+2L] → [B, C, n, n]: L unpadded 3×3 convolutions, ReLU between (the first and
+// hidden ones `width` channels wide).
+std::shared_ptr<nn::Sequential> plain_cnn(int channels, int width, int depth) {
+  auto net = std::make_shared<nn::Sequential>();
+  int in = channels;
+  for (int k = 0; k < depth; ++k) {
+    const int out = k + 1 == depth ? channels : width;
+    net->push_back(std::make_shared<nn::Conv2d>(nn::Conv2dOptions(in, out, 3)));
+    if (k + 1 < depth) net->push_back(std::make_shared<nn::ReLU>());
+    in = out;
+  }
+  return net;
+}
+
+}  // namespace
+
+// The CNN with each field's normalisation as a buffer [3, C]: rows input mean, input scale,
+// residual scale.
+struct Correction::Net : public nn::Module {
+  Net(int channels, int width, int depth)
+      : cnn(register_module("cnn", plain_cnn(channels, width, depth))),
+        norm(exadnn::from_vector<float>(std::vector<float>(3 * channels, 1.0f), {3, channels})) {
+    register_buffer("norm", &norm);
+  }
+  Tensor forward(const Tensor& x) override { return cnn->forward(x); }
+  std::string name() const override { return "ClimateCorrection"; }
+
+  std::shared_ptr<nn::Sequential> cnn;
+  Tensor norm;
+  std::vector<float> stats;  // norm's values on the host: [3 C]
+};
+
+Correction::Correction(const CubedSphere& mesh, const CorrectionOptions& options)
+    : mesh_(mesh),
+      options_(options),
+      halo_(mesh, options.depth),
+      weights_(face_area_weights(mesh)) {
+  EXADNN_CHECK(options.fields >= 1, "climate::Correction", "fields = ", options.fields,
+               ": need at least one field");
+  EXADNN_CHECK(options.width >= 1, "climate::Correction", "width = ", options.width,
+               ": need at least one hidden channel");
+  EXADNN_CHECK(options.depth >= 2, "climate::Correction", "depth = ", options.depth,
+               ": need at least two convolutions");
+  exadnn::manual_seed(options.seed);
+  net_ = std::make_shared<Net>(options.fields, options.width, options.depth);
+  net_->stats.assign(static_cast<size_t>(3 * options.fields), 1.0f);
+  for (int c = 0; c < options.fields; ++c) net_->stats[c] = 0.0f;  // means 0, scales 1
+  net_->norm = exadnn::from_vector<float>(net_->stats, {3, options.fields});
+}
+
+Correction::~Correction() = default;
+Correction::Correction(Correction&&) noexcept = default;
+
+std::shared_ptr<nn::Module> Correction::model() const {
+  return net_;
+}
+
+int64_t Correction::input_floats() const {
+  return int64_t{options_.fields} * halo_.width() * halo_.width();
+}
+int64_t Correction::target_floats() const {
+  return int64_t{options_.fields} * halo_.n() * halo_.n();
+}
+
+namespace {
+
+void check_fields(const Fields& f, int count, int n, const char* which) {
+  EXADNN_CHECK(static_cast<int>(f.size()) == count, "climate::Correction", which, " has ", f.size(),
+               " fields, the network takes ", count);
+  for (size_t c = 0; c < f.size(); ++c)
+    EXADNN_CHECK(f[c].n == n && f[c].data.size() == static_cast<size_t>(6) * n * n,
+                 "climate::Correction", which, " field ", c, " has face size ", f[c].n, " (",
+                 f[c].data.size(), " values), the mesh ", n);
+}
+
+}  // namespace
+
+void Correction::observe(const Fields& decompressed, const Fields& original) {
+  const int C = options_.fields;
+  check_fields(decompressed, C, halo_.n(), "the decompressed pair");
+  check_fields(original, C, halo_.n(), "the original pair");
+  seen_.resize(C);
+  sum_.resize(C);
+  sum_sq_.resize(C);
+  res_sq_.resize(C);
+  std::vector<float>& s = net_->stats;
+  for (int c = 0; c < C; ++c) {
+    const std::vector<double>& d = decompressed[c].data;
+    const std::vector<double>& o = original[c].data;
+    for (size_t k = 0; k < d.size(); ++k) {
+      sum_[c] += d[k];
+      sum_sq_[c] += d[k] * d[k];
+      res_sq_[c] += (o[k] - d[k]) * (o[k] - d[k]);
+    }
+    seen_[c] += static_cast<double>(d.size());
+    const double mean = sum_[c] / seen_[c];
+    const double scale = std::sqrt(std::max(0.0, sum_sq_[c] / seen_[c] - mean * mean));
+    const double rscale = std::sqrt(res_sq_[c] / seen_[c]);
+    s[c] = static_cast<float>(mean);
+    s[C + c] = scale > 1e-30 ? static_cast<float>(scale) : 1.0f;
+    s[2 * C + c] = rscale > 1e-30 ? static_cast<float>(rscale) : 1.0f;
+  }
+  net_->norm = exadnn::from_vector<float>(s, {3, C});
+}
+
+void Correction::normalise(int64_t count, float* inputs, float* targets) const {
+  const int C = options_.fields;
+  const int64_t in = int64_t{halo_.width()} * halo_.width(), out = int64_t{halo_.n()} * halo_.n();
+  const std::vector<float>& s = net_->stats;
+  for (int64_t e = 0; e < count; ++e)
+    for (int c = 0; c < C; ++c) {
+      float* x = inputs + (e * C + c) * in;
+      for (int64_t k = 0; k < in; ++k) x[k] = (x[k] - s[c]) / s[C + c];
+      float* y = targets + (e * C + c) * out;
+      for (int64_t k = 0; k < out; ++k) y[k] /= s[2 * C + c];
+    }
+}
+
+void Correction::inputs(const Fields& decompressed, float* x) const {
+  const int C = options_.fields, w = halo_.width();
+  for (int f = 0; f < 6; ++f)
+    for (int c = 0; c < C; ++c)
+      halo_.halo_face(decompressed[c], f, x + (static_cast<int64_t>(f) * C + c) * w * w);
+}
+
+void Correction::samples(const Fields& decompressed, const Fields& original, float* inputs_out,
+                         float* targets) const {
+  const int C = options_.fields, n = halo_.n();
+  check_fields(decompressed, C, n, "the decompressed pair");
+  check_fields(original, C, n, "the original pair");
+  inputs(decompressed, inputs_out);
+  const int64_t face = int64_t{n} * n;
+  for (int f = 0; f < 6; ++f)
+    for (int c = 0; c < C; ++c) {
+      const double* d = decompressed[c].data.data() + f * face;
+      const double* o = original[c].data.data() + f * face;
+      float* y = targets + (static_cast<int64_t>(f) * C + c) * face;
+      for (int64_t k = 0; k < face; ++k) y[k] = static_cast<float>(o[k] - d[k]);
+    }
+}
+
+Fields Correction::apply(const Fields& decompressed) const {
+  const int C = options_.fields, n = halo_.n(), w = halo_.width();
+  check_fields(decompressed, C, n, "the decompressed input");
+  std::vector<float> x(static_cast<size_t>(6) * C * w * w);
+  inputs(decompressed, x.data());
+  const std::vector<float>& s = net_->stats;
+  for (int f = 0; f < 6; ++f)
+    for (int c = 0; c < C; ++c) {
+      float* xf = x.data() + (static_cast<int64_t>(f) * C + c) * w * w;
+      for (int k = 0; k < w * w; ++k) xf[k] = (xf[k] - s[c]) / s[C + c];
+    }
+  std::vector<float> y;
+  {
+    exadnn::NoGradGuard no_grad;
+    const bool was_training = net_->is_training();
+    net_->eval();
+    y = exadnn::to_vector<float>(net_->forward(exadnn::from_vector<float>(x, {6, C, w, w})));
+    net_->train(was_training);
+  }
+  const int64_t face = int64_t{n} * n;
+  Fields out = decompressed;
+  FaceField correction(n);
+  for (int c = 0; c < C; ++c) {
+    for (int f = 0; f < 6; ++f)
+      for (int64_t k = 0; k < face; ++k)
+        correction.data[f * face + k] = double{y[(f * C + c) * face + k]} * s[2 * C + c];
+    remove_weighted_mean(weights_, correction);  // mass-neutral
+    for (size_t k = 0; k < correction.data.size(); ++k) out[c].data[k] += correction.data[k];
+  }
+  return out;
+}
+
+exadnn::StateDict Correction::state() const {
+  return net_->state_dict();
+}
+
+void Correction::load(const exadnn::StateDict& state) {
+  net_->load_state_dict(state);  // an Error naming a missing or misshapen tensor
+  net_->stats = exadnn::to_vector<float>(net_->norm.contiguous());
+}
+
+int64_t Correction::bytes() const {
+  int64_t count = net_->parameter_count();
+  for (const auto& [name, t] : net_->named_buffers()) count += t.numel();
+  return count * static_cast<int64_t>(sizeof(float));
+}
+
+Fields correction_fields(const ShallowWater& solver, const SwState& U) {
+  Fields out{gather_face_field(solver, U, 0), FaceField(), FaceField()};
+  velocity_face_fields(solver, U, out[1], out[2]);
+  return out;
+}
+
+FaceField face_area_weights(const CubedSphere& mesh) {
+  const FaceHalo layout(mesh, 0);
+  const int n = layout.n();
+  FaceField w(n);
+  for (int f = 0; f < 6; ++f)
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c) w.at(f, r, c) = mesh.area_weight(layout.node(f, r, c));
+  return w;
+}
+
+double integral(const FaceField& weights, const FaceField& field) {
+  EXADNN_CHECK(weights.data.size() == field.data.size(), "climate::integral", "a field of ",
+               field.data.size(), " values with ", weights.data.size(), " weights");
+  double sum = 0;
+  for (size_t k = 0; k < field.data.size(); ++k) sum += weights.data[k] * field.data[k];
+  return sum;
+}
+
+void remove_weighted_mean(const FaceField& weights, FaceField& correction) {
+  double area = 0;
+  for (const double w : weights.data) area += w;
+  const double mean = integral(weights, correction) / area;
+  for (double& v : correction.data) v -= mean;
+}
+
+}  // namespace climate

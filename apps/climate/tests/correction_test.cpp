@@ -1,0 +1,159 @@
+// The learned correction: it never changes a field's mass, it learns a residual it can see
+// (through exadnn's Trainer, from a replay buffer), its stored state restores it exactly, and it
+// refuses fields that do not fit.
+#include <gtest/gtest.h>
+
+#include <exadnn/exadnn.h>
+
+#include <cmath>
+#include <random>
+
+#include "climate/correction.h"
+#include "climate/correction_trainer.h"
+
+namespace climate {
+namespace {
+
+// Three smooth fields on the sphere (a height around 10 km and two velocities), their shape set
+// by `seed`: sums of a few sines of the position.
+Fields smooth_fields(const CubedSphere& mesh, uint64_t seed) {
+  const FaceHalo layout(mesh, 0);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  Fields out(3, FaceField(layout.n()));
+  const double base[3] = {1e4, 0, 0}, amp[3] = {300, 30, 20};
+  for (int c = 0; c < 3; ++c) {
+    double k[4][3], phase[4];
+    for (int m = 0; m < 4; ++m) {
+      for (int d = 0; d < 3; ++d) k[m][d] = 3 * u(rng);
+      phase[m] = 3 * u(rng);
+    }
+    for (int f = 0; f < 6; ++f)
+      for (int r = 0; r < layout.n(); ++r)
+        for (int col = 0; col < layout.n(); ++col) {
+          const Vec3 x = (1.0 / mesh.radius()) * mesh.metric(layout.node(f, r, col)).x;
+          double v = base[c];
+          for (int m = 0; m < 4; ++m)
+            v += amp[c] / (m + 1) *
+                 std::sin(k[m][0] * x[0] + k[m][1] * x[1] + k[m][2] * x[2] + phase[m]);
+          out[c].at(f, r, col) = v;
+        }
+  }
+  return out;
+}
+
+double rms_difference(const FaceField& a, const FaceField& b) {
+  double s = 0;
+  for (size_t k = 0; k < a.data.size(); ++k) s += (a.data[k] - b.data[k]) * (a.data[k] - b.data[k]);
+  return std::sqrt(s / static_cast<double>(a.data.size()));
+}
+
+// The weighted mean of a field over the sphere.
+double sphere_mean(const CubedSphere& mesh, const FaceField& f) {
+  const FaceField w = face_area_weights(mesh);
+  FaceField one(f.n);
+  for (double& v : one.data) v = 1;
+  return integral(w, f) / integral(w, one);
+}
+
+// smooth_fields moved to the means 10 km (h) and 0 (u, v).
+Fields centred_fields(const CubedSphere& mesh, uint64_t seed) {
+  Fields out = smooth_fields(mesh, seed);
+  for (size_t c = 0; c < out.size(); ++c) {
+    const double shift = (c == 0 ? 1e4 : 0.0) - sphere_mean(mesh, out[c]);
+    for (double& v : out[c].data) v += shift;
+  }
+  return out;
+}
+
+// A "compressor" that keeps the mass, as the real ones do, and whose error the network can learn
+// from what it sees: each field (of centred_fields) pulled 20 % towards its mean M, so that the
+// residual is 0.25 (decompressed − M), a local function of the decompressed field.
+Fields shrunk(const CubedSphere& mesh, const Fields& original) {
+  Fields out = original;
+  for (FaceField& f : out) {
+    const double mean = sphere_mean(mesh, f);
+    for (double& v : f.data) v = 0.8 * v + 0.2 * mean;
+  }
+  return out;
+}
+
+TEST(Correction, NeverChangesTheMassOfAField) {
+  const CubedSphere mesh(3, 3);
+  Correction correction(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 5});
+  const Fields original = smooth_fields(mesh, 1);
+  Fields noisy = original;
+  std::mt19937_64 rng(2);
+  std::normal_distribution<double> noise(0, 1);
+  for (int c = 0; c < 3; ++c)
+    for (double& v : noisy[c].data) v += (c == 0 ? 5 : 0.5) * noise(rng);
+  correction.observe(noisy, original);
+  const Fields corrected = correction.apply(noisy);  // untrained: a large, arbitrary correction
+  const FaceField w = face_area_weights(mesh);
+  double area = 0;
+  for (const double a : w.data) area += a;
+  EXPECT_NEAR(area / (4 * kPi * kEarthRadius * kEarthRadius), 1.0, 1e-6);
+  for (int c = 0; c < 3; ++c) {
+    FaceField magnitude = noisy[c];
+    for (double& v : magnitude.data) v = std::abs(v);
+    const double scale = integral(w, magnitude);  // ∫|field| dA: u and v have ∫ ≈ 0
+    const double change = std::abs(integral(w, corrected[c]) - integral(w, noisy[c])) / scale;
+    EXPECT_LT(change, 1e-6) << "field " << c;  // the bound; measured ~1e-16
+    EXPECT_GT(rms_difference(corrected[c], noisy[c]), 0.005 * (c == 0 ? 5 : 0.5))
+        << "field " << c << ": the correction did nothing, the check would be empty";
+  }
+}
+
+TEST(Correction, TrainerLearnsAResidualItCanSeeAndTheStateRestoresIt) {
+  const CubedSphere mesh(2, 3);
+  Correction correction(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 3});
+  CorrectionTrainer trainer(correction, {.capacity = 36, .batch = 6, .lr = 3e-3, .seed = 4});
+  double first = 0, last = 0;
+  for (int step = 0; step < 40; ++step) {
+    if (step < 8) {
+      const Fields original = centred_fields(mesh, 100 + step);
+      trainer.add(shrunk(mesh, original), original);
+    }
+    const TrainingRound round = trainer.train(18);
+    if (step == 0) first = round.loss;
+    last = round.loss;
+    EXPECT_EQ(round.examples, std::min<int64_t>(18, trainer.buffer().size()));
+  }
+  EXPECT_EQ(trainer.buffer().size(), 36);  // 8 steps × 6 faces, capacity 36
+  EXPECT_EQ(trainer.rounds(), 40);
+  EXPECT_LT(last, 0.1 * first);
+  // A step it never saw: the corrected fields are much closer to the original.
+  const Fields original = centred_fields(mesh, 999);
+  const Fields input = shrunk(mesh, original);
+  const Fields corrected = correction.apply(input);
+  for (int c = 0; c < 3; ++c)
+    EXPECT_LT(rms_difference(corrected[c], original[c]),
+              0.3 * rms_difference(input[c], original[c]))
+        << "field " << c;
+  // The stored state gives the same correction in a fresh network.
+  Correction restored(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 77});
+  restored.load(correction.state());
+  const Fields again = restored.apply(input);
+  for (int c = 0; c < 3; ++c) EXPECT_EQ(again[c].data, corrected[c].data);
+  // Parameters: 3·8·9 + 8, 8·8·9 + 8, 8·3·9 + 3; the normalisation 3 × 3; f32.
+  EXPECT_EQ(correction.bytes(), (224 + 584 + 219 + 9) * 4);
+}
+
+TEST(Correction, RefusesFieldsThatDoNotFit) {
+  const CubedSphere mesh(2, 3);
+  EXPECT_THROW(Correction(mesh, {.fields = 0}), exadnn::Error);
+  EXPECT_THROW(Correction(mesh, {.depth = 1}), exadnn::Error);
+  EXPECT_THROW(Correction(mesh, {.depth = 9}), exadnn::Error);  // halo wider than a face (n = 8)
+  Correction correction(mesh, {.fields = 3, .width = 4, .depth = 2});
+  const Fields two(2, FaceField(8));
+  EXPECT_THROW(correction.apply(two), exadnn::Error);
+  try {
+    correction.apply(Fields{FaceField(8), FaceField(8), FaceField(6)});
+    FAIL() << "a field of face size 6 was taken";
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("field 2 has face size 6"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace climate

@@ -1,0 +1,261 @@
+// correction_eval: issue 17's check of the learned correction. Runs Galewsky's jet (with the
+// bump), keeps h, u, v at every output step, trains the correction (correction_trainer.h) on the
+// pairs of the first `--train-days` and measures on the later steps, never trained on, the RMSE of
+// each field against the original for: the DCT and ZFP compressors alone, each with the
+// correction, and plain subsampling with bilinear interpolation — at each ratio, against the
+// storage in bytes per value (payloads of every output step, headers included, plus the
+// network's f32 weights for the corrected streams, over every value of every output step).
+//
+//   correction_eval --ne 16 --p 4 --days 6 --train-days 3 --every-hours 3 --out eval
+// writes eval/correction_eval.json, eval/correction_curves_h.png and _u.png, and prints the table.
+#include <exadnn/io/plot.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "climate/compressor.h"
+#include "climate/correction.h"
+#include "climate/correction_trainer.h"
+#include "climate/galewsky.h"
+#include "climate/simulation.h"
+
+namespace {
+
+using namespace climate;
+
+const char* const kFieldNames[3] = {"h", "u", "v"};
+
+struct Options {
+  int ne = 16, p = 4;
+  double days = 6, train_days = 3, every_hours = 3, cfl = 0.5;
+  std::vector<double> ratios{4, 16, 64};
+  int width = 16, depth = 4, epochs = 60;
+  double lr = 1e-3;
+  std::string out = ".";
+};
+
+struct Step {
+  double hours;
+  Fields fields;
+};
+
+// Galewsky with the bump from day 0 to `days`, the fields at every output step (day 0 included).
+std::vector<Step> run_galewsky(const CubedSphere& mesh, const Options& o) {
+  const Galewsky tc(true);
+  const ShallowWater solver(mesh, tc.params());
+  Simulation sim(solver, tc.state(solver), o.cfl);
+  std::vector<Step> steps;
+  const int count = static_cast<int>(std::lround(o.days * 24 / o.every_hours));
+  for (int k = 0; k <= count; ++k) {
+    sim.advance_to(k * o.every_hours * 3600);
+    steps.push_back({k * o.every_hours, correction_fields(solver, sim.state())});
+  }
+  return steps;
+}
+
+// Squared errors summed per field over the test steps, and the values counted.
+struct ErrorSum {
+  double sq[3] = {0, 0, 0};
+  double values = 0;
+  void add(const Fields& approx, const Fields& truth) {
+    for (int c = 0; c < 3; ++c)
+      for (size_t k = 0; k < truth[c].data.size(); ++k) {
+        const double d = approx[c].data[k] - truth[c].data[k];
+        sq[c] += d * d;
+      }
+    values += static_cast<double>(truth[0].data.size());
+  }
+  double rmse(int c) const { return std::sqrt(sq[c] / values); }
+};
+
+struct Point {
+  std::string method;
+  double ratio;  // the target ratio (raw f64 : payload)
+  double bytes_per_value;
+  double rmse[3];
+  double seconds = 0;  // training time (corrected methods)
+};
+
+// The stream of one compressor at one ratio, alone and corrected.
+void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, int train_count,
+                       CompressorKind kind, double ratio, const Options& o,
+                       std::vector<Point>& points) {
+  std::vector<std::unique_ptr<Compressor>> comp;
+  for (int c = 0; c < 3; ++c) comp.push_back(make_compressor(kind, ratio, steps[0].fields[c]));
+  std::vector<Fields> decompressed;
+  double bytes = 0, values = 0;
+  for (const Step& s : steps) {
+    Fields d;
+    for (int c = 0; c < 3; ++c) {
+      const std::vector<std::uint8_t> payload = comp[c]->compress(s.fields[c]);
+      bytes += static_cast<double>(payload.size());
+      values += static_cast<double>(s.fields[c].data.size());
+      d.push_back(comp[c]->decompress(payload));
+    }
+    decompressed.push_back(std::move(d));
+  }
+  Correction correction(mesh, {.fields = 3, .width = o.width, .depth = o.depth, .seed = 1});
+  CorrectionTrainer trainer(correction,
+                            {.capacity = 6 * train_count, .batch = 6, .lr = o.lr, .seed = 2});
+  for (int k = 0; k < train_count; ++k) trainer.add(decompressed[k], steps[k].fields);
+  const auto start = std::chrono::steady_clock::now();
+  double loss = 0;
+  for (int e = 0; e < o.epochs; ++e) loss = trainer.train(trainer.buffer().size()).loss;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ErrorSum alone, corrected;
+  for (size_t k = train_count; k < steps.size(); ++k) {
+    alone.add(decompressed[k], steps[k].fields);
+    corrected.add(correction.apply(decompressed[k]), steps[k].fields);
+  }
+  const std::string name = compressor_kind_name(kind);
+  std::string params;
+  for (int c = 0; c < 3; ++c) params += (c ? "; " : "") + comp[c]->describe();
+  std::printf("  %s %g:1 (%s): training %.0f s, final loss %.3g\n", name.c_str(), ratio,
+              params.c_str(), seconds, loss);
+  points.push_back({name, ratio, bytes / values, {alone.rmse(0), alone.rmse(1), alone.rmse(2)}});
+  points.push_back({name + " + correction",
+                    ratio,
+                    (bytes + static_cast<double>(correction.bytes())) / values,
+                    {corrected.rmse(0), corrected.rmse(1), corrected.rmse(2)},
+                    seconds});
+}
+
+// Face arrays subsampled at every s-th row and column (and the last), back by bilinear
+// interpolation in the array's index coordinates. Returns the values kept per face.
+int subsample(const FaceField& in, int s, FaceField& out) {
+  const int n = in.n;
+  std::vector<int> kept;
+  for (int i = 0; i < n; i += s) kept.push_back(i);
+  if (kept.back() != n - 1) kept.push_back(n - 1);
+  out = FaceField(n);
+  for (int f = 0; f < 6; ++f)
+    for (int r = 0; r < n; ++r) {
+      size_t a = 0;
+      while (a + 2 < kept.size() && kept[a + 1] <= r) ++a;
+      const double tr = double(r - kept[a]) / (kept[a + 1] - kept[a]);
+      for (int c = 0; c < n; ++c) {
+        size_t b = 0;
+        while (b + 2 < kept.size() && kept[b + 1] <= c) ++b;
+        const double tc = double(c - kept[b]) / (kept[b + 1] - kept[b]);
+        const int r0 = kept[a], r1 = kept[a + 1], c0 = kept[b], c1 = kept[b + 1];
+        out.at(f, r, c) = (1 - tr) * ((1 - tc) * in.at(f, r0, c0) + tc * in.at(f, r0, c1)) +
+                          tr * ((1 - tc) * in.at(f, r1, c0) + tc * in.at(f, r1, c1));
+      }
+    }
+  return static_cast<int>(kept.size() * kept.size());
+}
+
+void subsampling_points(const std::vector<Step>& steps, int train_count, const Options& o,
+                        std::vector<Point>& points) {
+  for (const double ratio : o.ratios) {
+    const int s = static_cast<int>(std::lround(std::sqrt(ratio)));  // s² : 1 fewer values
+    ErrorSum err;
+    double bytes = 0, values = 0;
+    for (size_t k = 0; k < steps.size(); ++k) {
+      Fields approx(3);
+      for (int c = 0; c < 3; ++c) {
+        bytes += 8.0 * 6 * subsample(steps[k].fields[c], s, approx[c]);
+        values += static_cast<double>(steps[k].fields[c].data.size());
+      }
+      if (static_cast<int>(k) >= train_count) err.add(approx, steps[k].fields);
+    }
+    points.push_back(
+        {"subsampling", ratio, bytes / values, {err.rmse(0), err.rmse(1), err.rmse(2)}});
+  }
+}
+
+void write_curves(const std::string& path, int field, const std::vector<Point>& points) {
+  std::vector<exadnn::io::Series> series;
+  for (const Point& p : points) {
+    auto it = std::find_if(series.begin(), series.end(),
+                           [&](const exadnn::io::Series& s) { return s.name == p.method; });
+    if (it == series.end()) {
+      series.push_back({p.method, {}, {}, {}, exadnn::io::PlotStyle::lines_and_markers});
+      it = series.end() - 1;
+    }
+    it->x.push_back(p.bytes_per_value);
+    it->y.push_back(std::log10(p.rmse[field]));
+  }
+  exadnn::io::Chart chart;
+  chart.title = std::string("Galewsky, later days: error of ") + kFieldNames[field] + " vs storage";
+  chart.x_label = "bytes per value";
+  chart.y_label =
+      std::string("log10 RMSE of ") + kFieldNames[field] + (field == 0 ? " [m]" : " [m/s]");
+  chart.log_x = true;
+  exadnn::io::write_chart(path, chart, series);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"The learned correction of compressed Galewsky output (issue 17)"};
+  app.add_option("--ne", o.ne, "elements per cube edge");
+  app.add_option("--p", o.p, "polynomial degree");
+  app.add_option("--days", o.days, "days simulated");
+  app.add_option("--train-days", o.train_days, "output steps up to this day train the network");
+  app.add_option("--every-hours", o.every_hours, "hours between output steps");
+  app.add_option("--ratios", o.ratios, "compression ratios");
+  app.add_option("--width", o.width, "hidden channels of the network");
+  app.add_option("--depth", o.depth, "3x3 convolutions (the halo width)");
+  app.add_option("--epochs", o.epochs, "epochs over the training pairs");
+  app.add_option("--lr", o.lr, "Adam's learning rate");
+  app.add_option("--out", o.out, "output folder");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    std::filesystem::create_directories(o.out);
+    const CubedSphere mesh(o.ne, o.p);
+    auto t0 = std::chrono::steady_clock::now();
+    const std::vector<Step> steps = run_galewsky(mesh, o);
+    int train_count = 0;
+    while (train_count < static_cast<int>(steps.size()) &&
+           steps[train_count].hours <= o.train_days * 24 + 1e-9)
+      ++train_count;
+    EXADNN_CHECK(train_count >= 1 && train_count < static_cast<int>(steps.size()),
+                 "correction_eval", "--train-days ", o.train_days, " leaves ", train_count,
+                 " training and ", steps.size() - train_count, " test steps of ", steps.size());
+    std::printf(
+        "Galewsky (%d, %d), %zu output steps every %g h (%.0f s): %d train (days 0-%g), "
+        "%zu test\n",
+        o.ne, o.p, steps.size(), o.every_hours,
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), train_count,
+        o.train_days, steps.size() - train_count);
+    std::vector<Point> points;
+    subsampling_points(steps, train_count, o, points);
+    for (const CompressorKind kind : {CompressorKind::dct, CompressorKind::zfp})
+      for (const double ratio : o.ratios)
+        compressor_points(mesh, steps, train_count, kind, ratio, o, points);
+    std::printf(
+        "\n| method | ratio | bytes/value | RMSE h [m] | RMSE u [m/s] | RMSE v [m/s] |\n"
+        "| --- | --- | --- | --- | --- | --- |\n");
+    nlohmann::json out = nlohmann::json::array();
+    for (const Point& p : points) {
+      std::printf("| %s | %g:1 | %.4f | %.3e | %.3e | %.3e |\n", p.method.c_str(), p.ratio,
+                  p.bytes_per_value, p.rmse[0], p.rmse[1], p.rmse[2]);
+      out.push_back({{"method", p.method},
+                     {"ratio", p.ratio},
+                     {"bytes_per_value", p.bytes_per_value},
+                     {"rmse_h", p.rmse[0]},
+                     {"rmse_u", p.rmse[1]},
+                     {"rmse_v", p.rmse[2]},
+                     {"training_seconds", p.seconds}});
+    }
+    std::ofstream(o.out + "/correction_eval.json") << out.dump(2) << "\n";
+    write_curves(o.out + "/correction_curves_h.png", 0, points);
+    write_curves(o.out + "/correction_curves_u.png", 1, points);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "correction_eval: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
