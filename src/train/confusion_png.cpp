@@ -1,7 +1,6 @@
 // The confusion matrix as a PNG heat map (libpng).
 #include <png.h>
 
-#include <cstdio>
 #include <vector>
 
 #include "exadnn/core/error.h"
@@ -44,24 +43,14 @@ void write_confusion_png(const std::string& path, const ClassMetrics& m) {
         image[static_cast<size_t>(((size - 1) * size + i) * 3 + k)] = 160;
         image[static_cast<size_t>((i * size + size - 1) * 3 + k)] = 160;
       }
-  FILE* f = std::fopen(path.c_str(), "wb");
-  EXADNN_CHECK(f != nullptr, "confusion_png", "cannot create ", path);
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-  png_infop info = png ? png_create_info_struct(png) : nullptr;
-  if (!png || !info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    std::fclose(f);
-    throw Error("confusion_png", "cannot write " + path);
-  }
-  png_init_io(png, f);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(size), static_cast<png_uint_32>(size), 8,
-               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  for (int64_t y = 0; y < size; ++y) png_write_row(png, &image[static_cast<size_t>(y * size * 3)]);
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  EXADNN_CHECK(std::fclose(f) == 0, "confusion_png", "cannot write ", path);
+  // libpng's simplified API: one call writes the whole 8-bit RGB image.
+  png_image png{};
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(size);
+  png.height = static_cast<png_uint_32>(size);
+  png.format = PNG_FORMAT_RGB;
+  if (!png_image_write_to_file(&png, path.c_str(), 0, image.data(), 0, nullptr))
+    throw Error("confusion_png", "cannot write " + path + ": " + png.message);
 }
 
 }  // namespace exadnn::train
