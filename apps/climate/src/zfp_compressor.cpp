@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "climate/compress_bytes.h"
 #include "exadnn/core/error.h"
@@ -179,6 +180,30 @@ ZfpParams ZfpCompressor::pick(double ratio, const FaceField& sample) {
   throw Error("ZfpCompressor::pick",
               cat("compression ratio ", ratio, " is out of reach for face size n = ", sample.n,
                   " (the lowest rate, 1/16 bit per value, does not fit with the 40-byte header)"));
+}
+
+ZfpParams ZfpCompressor::pick_accuracy(double ratio, const FaceField& sample) {
+  if (!(ratio > 0) || !std::isfinite(ratio))
+    throw Error("ZfpCompressor::pick_accuracy", cat("compression ratio ", ratio, " must be > 0"));
+  const double budget = static_cast<double>(sample.raw_bytes()) / ratio;
+  double range = 0;
+  for (const double v : sample.data) range = std::fmax(range, std::fabs(v));
+  const auto fits = [&](double tol) {
+    const ZfpParams p{ZfpParams::Mode::accuracy, tol};
+    return static_cast<double>(ZfpCompressor(p).compress(sample).size()) <= budget;
+  };
+  double hi = std::fmax(range, std::numeric_limits<double>::min());  // fits, or nothing does
+  if (!fits(hi))
+    throw Error("ZfpCompressor::pick_accuracy",
+                cat("compression ratio ", ratio, " is out of reach for face size n = ", sample.n,
+                    " (a tolerance of the field's largest value ", hi, " does not fit)"));
+  double lo = hi * 1e-30;  // far below the f64 precision of the field's values
+  if (fits(lo)) return {ZfpParams::Mode::accuracy, lo};
+  while (hi / lo > 1.01) {
+    const double mid = std::sqrt(hi * lo);
+    (fits(mid) ? hi : lo) = mid;
+  }
+  return {ZfpParams::Mode::accuracy, hi};
 }
 
 }  // namespace climate

@@ -54,6 +54,19 @@ TEST(ZfpCompressor, PickedRatesReachTheRequestedRatios) {
     }
 }
 
+TEST(ZfpCompressor, PickedTolerancesReachTheRequestedRatios) {
+  for (const FaceField* f : {&fields().h, &fields().u})
+    for (const double ratio : {8.0, 16.0}) {
+      const ZfpCompressor c(ZfpCompressor::pick_accuracy(ratio, *f));
+      const std::vector<std::uint8_t> payload = c.compress(*f);
+      EXPECT_GE(compression_ratio(*f, payload.size()), ratio) << c.describe();
+      EXPECT_LE(max_abs_error(*f, c.decompress(payload)), c.params().value) << c.describe();
+      // 2 % tighter does not fit: the tolerance is the smallest (to the bisection's 1 %).
+      const ZfpCompressor tighter({ZfpParams::Mode::accuracy, c.params().value / 1.02});
+      EXPECT_LT(compression_ratio(*f, tighter.compress(*f).size()), ratio) << c.describe();
+    }
+}
+
 TEST(ZfpCompressor, BadParametersAreRefused) {
   expect_error([] { ZfpCompressor({ZfpParams::Mode::rate, 0}); }, {"rate 0"});
   expect_error([] { ZfpCompressor({ZfpParams::Mode::rate, 65}); }, {"rate 65"});

@@ -38,6 +38,10 @@ class ZfpCompressor : public Compressor {
   /// The largest fixed rate (a multiple of 1/16 bit: whole bits per 4 × 4 block) whose payload
   /// for `sample` is at least `ratio` : 1. A ratio no rate reaches is an exadnn::Error.
   static ZfpParams pick(double ratio, const FaceField& sample);
+  /// Fixed-accuracy mode for a ratio: the smallest tolerance (to 1 %, by bisection on its
+  /// logarithm) whose payload for `sample` is at least `ratio` : 1 (sizes then vary with the
+  /// data: another field may miss the ratio). None up to the field's range is an exadnn::Error.
+  static ZfpParams pick_accuracy(double ratio, const FaceField& sample);
   /// Throws unless params are valid (names the bad value).
   static void validate(const ZfpParams& params);
 
