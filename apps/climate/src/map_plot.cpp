@@ -23,12 +23,11 @@ void record_abort(PLCHAR_VECTOR message) {
 }
 
 bool has_pngcairo() {
-  PLCHAR_VECTOR* menu = nullptr;
-  PLCHAR_VECTOR* names = nullptr;
-  int n = 64;
+  // plgFileDevs fills caller-provided arrays of up to n entries and sets n to the count.
+  int n = 128;
   std::vector<PLCHAR_VECTOR> menu_store(n), name_store(n);
-  menu = menu_store.data();
-  names = name_store.data();
+  PLCHAR_VECTOR* menu = menu_store.data();
+  PLCHAR_VECTOR* names = name_store.data();
   plgFileDevs(&menu, &names, &n);
   for (int k = 0; k < n; ++k)
     if (std::strcmp(names[k], "pngcairo") == 0) return true;
