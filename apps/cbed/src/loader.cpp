@@ -126,6 +126,14 @@ ShardSet::ShardSet(std::vector<std::string> paths, std::optional<std::array<int,
   }
 }
 
+ShardSet::~ShardSet() {
+  std::lock_guard guard(hdf5_lock());
+  for (const OpenFile& o : open_) {
+    if (o.patterns >= 0) H5Dclose(o.patterns);
+    if (o.file >= 0) H5Fclose(o.file);
+  }
+}
+
 ShardSet ShardSet::open_split(const std::string& dir, Split split,
                               std::optional<std::array<int, 2>> expected_size) {
   EXADNN_CHECK(std::filesystem::is_directory(dir), kWhere, "shard folder ", dir, " does not exist");
@@ -158,15 +166,23 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
                file_info.samples);
   std::lock_guard guard(hdf5_lock());
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // per thread: this may be the loader's thread
-  h5::File file(H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  EXADNN_CHECK(file.valid(), kWhere, "shard ", file_info.path, " can no longer be opened");
-  h5::Dataset set(H5Dopen2(file.get(), kPatterns, H5P_DEFAULT));
-  h5::Space space(H5Dget_space(set.get()));
+  open_.resize(files_.size());
+  OpenFile& open = open_[f];
+  if (open.patterns < 0) {
+    const hid_t file = H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    EXADNN_CHECK(file >= 0, kWhere, "shard ", file_info.path, " can no longer be opened");
+    const hid_t patterns = H5Dopen2(file, kPatterns, H5P_DEFAULT);
+    if (patterns < 0) H5Fclose(file);
+    EXADNN_CHECK(patterns >= 0, kWhere, file_info.path, ": 'patterns' cannot be opened");
+    open = {file, patterns};
+  }
+  const hid_t set = open.patterns;
+  h5::Space space(H5Dget_space(set));
   const hsize_t start[4] = {hsize_t(first), 0, 0, 0};
   const hsize_t dims[4] = {hsize_t(count), 3, hsize_t(height_), hsize_t(width_)};
   H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, dims, nullptr);
   h5::Space mem(H5Screate_simple(4, dims, nullptr));
-  EXADNN_CHECK(H5Dread(set.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out) >= 0,
+  EXADNN_CHECK(H5Dread(set, H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out) >= 0,
                kWhere, file_info.path, ": reading rows ", first, "..", first + count,
                " failed (truncated file?)");
 }

@@ -32,12 +32,13 @@ struct ShardStream::State {
   size_t sample_bytes = 0;
   size_t capacity = 0;  // samples the memory limit holds
   int64_t max_block = 0;
+  std::vector<int64_t> block_rows;  // per file
 
   std::mutex lock;
   std::condition_variable changed;
   std::vector<Sample> buffer;
   size_t reserved = 0;  // bytes of samples buffered or being read
-  bool reader_done = true, stop = false;
+  bool reader_done = true, stop = false, started = false;
   std::exception_ptr failure;
   std::thread reader;
   Rng pick{0};
@@ -48,7 +49,7 @@ struct ShardStream::State {
     int index = 0;
     for (int f = 0; f < int(shards->files().size()); ++f) {
       const ShardFile& file = shards->files()[f];
-      const int64_t rows = o.block_rows > 0 ? o.block_rows : file.chunk_rows;
+      const int64_t rows = block_rows[f];
       for (int64_t first = 0; first < file.samples; first += rows, ++index)
         if (index % o.replicas == o.rank)
           all.push_back({f, first, std::min(rows, file.samples - first)});
@@ -69,13 +70,16 @@ struct ShardStream::State {
           reserved += bytes;
           stats.peak_buffered_bytes = std::max(stats.peak_buffered_bytes, reserved);
         }
+        // Read and split outside the lock, so batches are drawn meanwhile.
         std::vector<float> rows(size_t(b.count) * sample_bytes / sizeof(float));
         shards->read_rows(b.file, b.first, b.count, rows.data());
-        std::lock_guard guard(lock);
         const size_t n = sample_bytes / sizeof(float);
+        std::vector<Sample> block;
         for (int64_t r = 0; r < b.count; ++r)
-          buffer.push_back({std::vector<float>(rows.begin() + r * n, rows.begin() + (r + 1) * n),
-                            shards->target(shards->first_of(b.file) + b.first + r, o.target)});
+          block.push_back({std::vector<float>(rows.begin() + r * n, rows.begin() + (r + 1) * n),
+                           shards->target(shards->first_of(b.file) + b.first + r, o.target)});
+        std::lock_guard guard(lock);
+        for (Sample& sample : block) buffer.push_back(std::move(sample));
         stats.bytes_read += bytes;
         changed.notify_all();
       }
@@ -108,15 +112,24 @@ ShardStream::ShardStream(std::shared_ptr<const ShardSet> shards, StreamOptions o
                "cbed::ShardStream", "batch size ", s.o.batch_size, ", block rows ", s.o.block_rows,
                ", rank ", s.o.rank, " of ", s.o.replicas, " are not valid");
   s.sample_bytes = size_t(3) * s.shards->height() * s.shards->width() * sizeof(float);
-  for (const ShardFile& f : s.shards->files())
-    s.max_block =
-        std::max<int64_t>(s.max_block, s.o.block_rows > 0 ? s.o.block_rows : f.chunk_rows);
   s.capacity = s.o.memory_bytes / s.sample_bytes;
+  // Default block: whole chunks, up to 1 MiB per read, and at most a quarter of what the buffer
+  // holds beside a batch (so many blocks mix); never less than a chunk.
+  for (const ShardFile& f : s.shards->files()) {
+    int64_t rows = s.o.block_rows;
+    if (rows == 0) {
+      const int64_t chunk = f.chunk_rows;
+      const int64_t by_size = std::max<int64_t>(1, (int64_t(1) << 20) / (chunk * s.sample_bytes));
+      const int64_t by_buffer = (int64_t(s.capacity) - s.o.batch_size) / 4 / chunk;
+      rows = chunk * std::max<int64_t>(1, std::min(by_size, by_buffer));
+    }
+    s.block_rows.push_back(rows);
+    s.max_block = std::max(s.max_block, rows);
+  }
   EXADNN_CHECK(s.capacity >= size_t(s.o.batch_size + s.max_block), "cbed::ShardStream",
                "a memory limit of ", s.o.memory_bytes, " bytes holds ", s.capacity, " samples of ",
                s.sample_bytes, " bytes; a batch of ", s.o.batch_size, " and a block of ",
                s.max_block, " need ", (s.o.batch_size + s.max_block) * s.sample_bytes);
-  start_epoch(0);
 }
 
 ShardStream::~ShardStream() {
@@ -131,23 +144,38 @@ void ShardStream::start_epoch(int epoch) {
   s.stop = false;
   s.reader_done = false;
   s.failure = nullptr;
+  s.started = true;
   s.pick = Rng(s.o.seed * 7919u + uint64_t(epoch) + 1);
   s.reader = std::thread(&State::read_all, &s, s.blocks(epoch));
 }
 
 std::optional<exadnn::data::Batch> ShardStream::next() {
   State& s = *state_;
-  // Wait for a full buffer (less one block, so the reader is never shut out): the draw then mixes
-  // samples of as many blocks, and shards, as the memory limit allows.
-  const size_t full = s.capacity - size_t(s.max_block);
+  if (!s.started) start_epoch(0);
+  // Wait until the buffer is at least half full (of what the limit leaves beside a block being
+  // read), so each draw mixes samples of many blocks and shards while the reader keeps reading.
+  const size_t ready = std::max(size_t(s.o.batch_size), (s.capacity - size_t(s.max_block)) / 2);
   const auto start = std::chrono::steady_clock::now();
-  std::unique_lock guard(s.lock);
-  s.changed.wait(guard, [&] { return s.reader_done || s.buffer.size() >= full; });
-  s.stats.consumer_wait_s +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (s.failure) std::rethrow_exception(s.failure);
-  const int64_t n = std::min<int64_t>(s.o.batch_size, int64_t(s.buffer.size()));
-  if (n == 0) return std::nullopt;
+  std::vector<Sample> drawn;
+  {
+    std::unique_lock guard(s.lock);
+    s.changed.wait(guard, [&] { return s.reader_done || s.buffer.size() >= ready; });
+    s.stats.consumer_wait_s +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (s.failure) std::rethrow_exception(s.failure);
+    const int64_t n = std::min<int64_t>(s.o.batch_size, int64_t(s.buffer.size()));
+    for (int64_t b = 0; b < n; ++b) {
+      const size_t i = size_t(s.pick.below(int(s.buffer.size())));
+      std::swap(s.buffer[i], s.buffer.back());
+      drawn.push_back(std::move(s.buffer.back()));
+      s.buffer.pop_back();
+    }
+    s.reserved -= drawn.size() * s.sample_bytes;
+    s.stats.samples += int64_t(drawn.size());
+    s.changed.notify_all();
+  }
+  if (drawn.empty()) return std::nullopt;
+  const int64_t n = int64_t(drawn.size());
   exadnn::data::Batch batch{
       exadnn::empty({n, 3, s.shards->height(), s.shards->width()}, exadnn::DType::f32),
       exadnn::empty({n}, exadnn::DType::i64)};
@@ -155,15 +183,9 @@ std::optional<exadnn::data::Batch> ShardStream::next() {
   int64_t* y = batch.targets.data<int64_t>();
   const size_t per = s.sample_bytes / sizeof(float);
   for (int64_t b = 0; b < n; ++b) {
-    const size_t i = size_t(s.pick.below(int(s.buffer.size())));
-    std::copy(s.buffer[i].pixels.begin(), s.buffer[i].pixels.end(), x + b * per);
-    y[b] = s.buffer[i].target;
-    std::swap(s.buffer[i], s.buffer.back());
-    s.buffer.pop_back();
+    std::copy(drawn[b].pixels.begin(), drawn[b].pixels.end(), x + b * per);
+    y[b] = drawn[b].target;
   }
-  s.reserved -= size_t(n) * s.sample_bytes;
-  s.stats.samples += n;
-  s.changed.notify_all();
   return batch;
 }
 

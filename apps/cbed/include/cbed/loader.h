@@ -44,6 +44,9 @@ class ShardSet {
  public:
   explicit ShardSet(std::vector<std::string> paths,
                     std::optional<std::array<int, 2>> expected_size = std::nullopt);
+  ~ShardSet();
+  ShardSet(ShardSet&&) = default;
+  ShardSet& operator=(ShardSet&&) = default;
   /// The files cbed_<split>_*.h5 in `dir`, in name order (Error when there are none).
   static ShardSet open_split(const std::string& dir, Split split,
                              std::optional<std::array<int, 2>> expected_size = std::nullopt);
@@ -72,6 +75,12 @@ class ShardSet {
   int height_ = 0, width_ = 0;
   std::vector<int32_t> space_group_, crystal_system_;
   std::vector<int64_t> material_id_;
+  // Per file, its open `patterns` dataset and file (HDF5 ids, opened on the first read and kept,
+  // so the chunk index is read once); under the HDF5 lock.
+  struct OpenFile {
+    int64_t file = -1, patterns = -1;
+  };
+  mutable std::vector<OpenFile> open_;
 };
 
 /// exadnn Dataset over a ShardSet: inputs f32 [3, H, W], targets i64 [] (the Target class).
@@ -94,7 +103,8 @@ class ShardDataset : public exadnn::data::Dataset {
 struct StreamOptions {
   int64_t batch_size = 32;
   size_t memory_bytes = size_t(256) << 20;  // the shuffle buffer's limit, read-ahead included
-  int64_t block_rows = 0;                   // samples per read (0: each file's chunk)
+  int64_t block_rows = 0;  // samples per read (0: whole chunks, up to 1 MiB and a quarter of
+                           // the buffer beside a batch)
   Target target = Target::space_group;
   uint64_t seed = 0;
   int rank = 0, replicas = 1;  // data-parallel: this rank reads every replicas-th block
@@ -125,6 +135,7 @@ class ShardStream {
   ShardStream& operator=(const ShardStream&) = delete;
 
   /// Starts epoch `epoch` (its block order depends on (seed, epoch)); ends any epoch under way.
+  /// Without a call, the first next() starts epoch 0.
   void start_epoch(int epoch);
   /// The next batch (the last one of an epoch may be smaller), or nothing at the epoch's end. A
   /// read error of the background thread is rethrown here.
