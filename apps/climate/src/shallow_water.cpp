@@ -60,8 +60,9 @@ void volume_kernel(int np_runtime, int nelem, const int* elems, const CubedSpher
   const int npe = np * np;
   for (int e = 0; e < nelem; ++e) {
     const double* q = U + static_cast<std::size_t>(e) * 4 * npe;
+    const NodeMetric* met = &mesh.metric(elems[e] * npe);
     for (int n = 0; n < npe; ++n) {
-      const NodeMetric& m = mesh.metric(elems[e] * npe + n);
+      const NodeMetric& m = met[n];
       const double h = q[n], mx = q[npe + n], my = q[2 * npe + n], mz = q[3 * npe + n];
       const double p = 0.5 * g * h * h;
       const double c1 = (m.ja1[0] * mx + m.ja1[1] * my + m.ja1[2] * mz) / h;  // J a¹ · u
@@ -78,7 +79,7 @@ void volume_kernel(int np_runtime, int nelem, const int* elems, const CubedSpher
     double* out = dU + static_cast<std::size_t>(e) * 4 * npe;
     for (int j = 0; j < np; ++j) {
       for (int i = 0; i < np; ++i) {
-        const double inv_j = 1 / mesh.metric(elems[e] * npe + j * np + i).jac;
+        const double inv_j = 1 / met[j * np + i].jac;
         for (int v = 0; v < 4; ++v) {
           const double* f1 = g1 + v * npe;
           const double* f2 = g2 + v * npe;
@@ -197,18 +198,17 @@ void ShallowWater::build_face_nodes(const Partition& partition, int rank) {
   send_.clear();
   for (const Partition::Trace& t : partition.sends(rank))
     send_.push_back({static_cast<int>(where[t.elem]), t.edge});
-  // The offset of an element's node's h value and the stride between its variables.
-  auto locate = [&](int elem, int edge, int node, int k, std::size_t& base, int& stride) {
+  // The offset of an element's node's h value; false for another rank's element.
+  auto locate = [&](int elem, int edge, int node, int k, std::size_t& base) {
     if (where[elem] >= 0) {
       base = offset(static_cast<int>(where[elem]), 0) + node;
-      stride = npe;
       return true;
     }
     base = static_cast<std::size_t>(slot[4 * elem + edge]) * kVars * np + k;
-    stride = np;
     return false;
   };
   face_nodes_.clear();
+  face_remote_.clear();
   for (const Interface& f : mesh_.interfaces()) {
     if (where[f.elem_l] < 0 && where[f.elem_r] < 0) continue;
     for (int k = 0; k < np; ++k) {
@@ -220,8 +220,9 @@ void ShallowWater::build_face_nodes(const Partition& partition, int rank) {
       const Vec3 N = mesh_.scaled_normal(f.elem_l, f.edge_l, k);
       const Vec3 Nr = mesh_.scaled_normal(f.elem_r, f.edge_r, kr);
       FaceNode fn;
-      fn.local_l = locate(f.elem_l, f.edge_l, nl, k, fn.base_l, fn.stride_l);
-      fn.local_r = locate(f.elem_r, f.edge_r, nr, kr, fn.base_r, fn.stride_r);
+      const bool local_l = locate(f.elem_l, f.edge_l, nl, k, fn.base_l);
+      const bool local_r = locate(f.elem_r, f.edge_r, nr, kr, fn.base_r);
+      face_remote_.push_back((local_l ? 0 : 1) | (local_r ? 0 : 2));
       fn.len_l = norm(N);
       fn.len_r = norm(Nr);
       fn.m_l = (1 / fn.len_l) * N;
@@ -231,30 +232,46 @@ void ShallowWater::build_face_nodes(const Partition& partition, int rank) {
       face_nodes_.push_back(fn);
     }
   }
+  if (num_recv_ == 0) face_remote_.clear();
 }
 
 // At each node of an interface: dq/dt −= (|N| F*·m̂ − N · F(q)) / (J w_end) on both sides, with
 // N the side's scaled outward normal and m̂ = N_l / |N_l| (−m̂ seen from the right side). A rank
 // that owns one side only computes the same F* from the same operands as the other side's rank.
 void ShallowWater::interface_terms(const SwState& U, const double* traces, SwState& dU) const {
+  if (num_recv_ == 0)
+    interface_loop<true>(U, traces, dU);
+  else
+    interface_loop<false>(U, traces, dU);
+}
+
+// kAllLocal: every side is in the state (one process, or a rank without neighbours): the stride
+// is (p+1)² and no side is skipped, which the compiler can use (about 5 % of the rhs at (16, 3)).
+template <bool kAllLocal>
+void ShallowWater::interface_loop(const SwState& U, const double* traces, SwState& dU) const {
   const double g = params_.gravity;
-  for (const FaceNode& f : face_nodes_) {
-    const double* src_l = f.local_l ? U.data() : traces;
-    const double* src_r = f.local_r ? U.data() : traces;
+  const int npe = mesh_.nodes_per_element(), np = mesh_.nodes_1d();
+  for (std::size_t n = 0; n < face_nodes_.size(); ++n) {
+    const FaceNode& f = face_nodes_[n];
+    const bool local_l = kAllLocal || !(face_remote_[n] & 1);
+    const bool local_r = kAllLocal || !(face_remote_[n] & 2);
+    const int stride_l = local_l ? npe : np, stride_r = local_r ? npe : np;
+    const double* src_l = local_l ? U.data() : traces;
+    const double* src_r = local_r ? U.data() : traces;
     Point4 ql, qr, fstar, fl, fr;
     for (int v = 0; v < kVars; ++v) {
-      ql[v] = src_l[f.base_l + v * f.stride_l];
-      qr[v] = src_r[f.base_r + v * f.stride_r];
+      ql[v] = src_l[f.base_l + v * stride_l];
+      qr[v] = src_r[f.base_r + v * stride_r];
     }
     rusanov_flux(ql, qr, f.m_l, g, fstar, fl);
-    if (f.local_l)
+    if (local_l)
       for (int v = 0; v < kVars; ++v)
-        dU[f.base_l + v * f.stride_l] -= f.lift_l * f.len_l * (fstar[v] - fl[v]);
-    if (f.local_r) {
+        dU[f.base_l + v * stride_l] -= f.lift_l * f.len_l * (fstar[v] - fl[v]);
+    if (local_r) {
       // The right side's own flux through its own normal (the one its volume term used).
       normal_flux(qr, f.m_r, g, fr);
       for (int v = 0; v < kVars; ++v)
-        dU[f.base_r + v * f.stride_r] -= f.lift_r * (-f.len_l * fstar[v] - f.len_r * fr[v]);
+        dU[f.base_r + v * stride_r] -= f.lift_r * (-f.len_l * fstar[v] - f.len_r * fr[v]);
     }
   }
 }

@@ -27,7 +27,9 @@ TEST(Partition, HilbertCurveVisitsEveryCellOnceInUnitSteps) {
       hilbert_cell(n, d, x, y);
       ASSERT_TRUE(x >= 0 && x < n && y >= 0 && y < n) << n << " " << d;
       seen.insert({x, y});
-      if (d > 0) EXPECT_EQ(std::abs(x - px) + std::abs(y - py), 1) << "n " << n << " step " << d;
+      if (d > 0) {
+        EXPECT_EQ(std::abs(x - px) + std::abs(y - py), 1) << "n " << n << " step " << d;
+      }
       px = x;
       py = y;
     }
@@ -93,7 +95,9 @@ TEST(Partition, TracesReceivedAreTheSendersTracesInTheSameOrder) {
         for (const auto& t : part.sends(s))
           if (t.peer == r) s_to_r.push_back({t.elem, t.edge});
         EXPECT_EQ(from_s, s_to_r) << ranks << " ranks: " << s << " → " << r;
-        if (s == r) EXPECT_TRUE(from_s.empty());
+        if (s == r) {
+          EXPECT_TRUE(from_s.empty());
+        }
       }
     }
   }

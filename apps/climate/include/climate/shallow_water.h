@@ -106,17 +106,18 @@ class ShallowWater {
 
  private:
   void interface_terms(const SwState& U, const double* traces, SwState& dU) const;
+  template <bool kAllLocal>
+  void interface_loop(const SwState& U, const double* traces, SwState& dU) const;
   void sources_and_projection(const SwState& U, SwState& dU) const;
 
   // One node pair of an interface, its geometry precomputed: the offsets of the two sides'
   // h values (variable v at + v stride) in the state (a local side, stride (p+1)²) or in the
-  // trace buffer (a side another rank owns, stride p+1), the unit normal m̂ from the left side
-  // into the right one with the left's line element |N_l|, the right side's own outward unit
-  // normal and line element, and the lifting factors 1 / (J w_0) of the two nodes.
+  // trace buffer (a side another rank owns, stride p+1; face_remote_ says which), the unit
+  // normal m̂ from the left side into the right one with the left's line element |N_l|, the
+  // right side's own outward unit normal and line element, and the lifting factors 1 / (J w_0)
+  // of the two nodes.
   struct FaceNode {
     std::size_t base_l, base_r;
-    int stride_l, stride_r;
-    bool local_l, local_r;
     Vec3 m_l, m_r;
     double len_l, len_r;
     double lift_l, lift_r;
@@ -132,7 +133,10 @@ class ShallowWater {
   std::vector<int> elements_;    // [local elements] their global indices, ascending
   std::vector<SendTrace> send_;  // [traces to send] in partition.sends order
   std::size_t num_recv_ = 0;
-  std::vector<FaceNode> face_nodes_;     // [interfaces touching a local element × (p+1)]
+  std::vector<FaceNode> face_nodes_;  // [interfaces touching a local element × (p+1)]
+  // [face_nodes_] bit 0: the left side is another rank's, bit 1: the right side; empty when
+  // every side is local (kept apart from FaceNode, whose size the one-process loop feels).
+  std::vector<unsigned char> face_remote_;
   mutable std::vector<double> g1_, g2_;  // [4][p+1][p+1] contravariant fluxes of one element
 };
 
