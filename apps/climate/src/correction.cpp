@@ -81,6 +81,10 @@ int64_t Correction::target_floats() const {
 
 namespace {
 
+// Scales below these (in the fields' SI units) are round-off, not variation: Galewsky's v is 0
+// at day 0 but for ~1e-16 m/s, and dividing by that would blow the next step's inputs up.
+constexpr double kMinScale = 1e-9, kMinResidualScale = 1e-12;
+
 void check_fields(const Fields& f, int count, int n, const char* which) {
   EXADNN_CHECK(static_cast<int>(f.size()) == count, "climate::Correction", which, " has ", f.size(),
                " fields, the network takes ", count);
@@ -114,8 +118,8 @@ void Correction::observe(const Fields& decompressed, const Fields& original) {
     const double scale = std::sqrt(std::max(0.0, sum_sq_[c] / seen_[c] - mean * mean));
     const double rscale = std::sqrt(res_sq_[c] / seen_[c]);
     s[c] = static_cast<float>(mean);
-    s[C + c] = scale > 1e-30 ? static_cast<float>(scale) : 1.0f;
-    s[2 * C + c] = rscale > 1e-30 ? static_cast<float>(rscale) : 1.0f;
+    s[C + c] = scale > kMinScale ? static_cast<float>(scale) : 1.0f;
+    s[2 * C + c] = rscale > kMinResidualScale ? static_cast<float>(rscale) : 1.0f;
   }
   net_->norm = exadnn::from_vector<float>(s, {3, C});
 }
