@@ -1,5 +1,6 @@
 // Compression speed: compression and decompression throughput (MB/s of raw f64 field) of the
-// blockwise DCT and of ZFP at 4:1, 16:1 and 64:1 on Galewsky's initial height at (Ne, p), against
+// blockwise DCT (q bits, and a uniform step) and of ZFP (fixed rate, fixed accuracy) at 4:1,
+// 16:1 and 64:1 on Galewsky's initial height at (Ne, p), against
 // FFTW's raw transform of the same B × B blocks (BlockDct::raw_forward: copy into the aligned
 // block and execute the plan; no scaling, no quantisation). Each figure is the median of `runs`
 // timed runs of at least 0.2 s of this thread's CPU time each (the per-core rate, also when
@@ -75,14 +76,18 @@ int main(int argc, char** argv) {
   for (const double ratio : {4.0, 16.0, 64.0}) {
     const DctCompressor dct(DctCompressor::pick(ratio, h));
     const ZfpCompressor zfp(ZfpCompressor::pick(ratio, h));
+    const DctCompressor dct_step(DctCompressor::pick_step(ratio, h));
+    const ZfpCompressor zfp_accuracy(ZfpCompressor::pick_accuracy(ratio, h));
     for (const Compressor* c :
-         {static_cast<const Compressor*>(&dct), static_cast<const Compressor*>(&zfp)}) {
+         {static_cast<const Compressor*>(&dct), static_cast<const Compressor*>(&zfp),
+          static_cast<const Compressor*>(&dct_step),
+          static_cast<const Compressor*>(&zfp_accuracy)}) {
       const std::vector<std::uint8_t> payload = c->compress(h);
       const double up = median_rate(runs, h.raw_bytes(), [&] { c->compress(h); });
       const double down = median_rate(runs, h.raw_bytes(), [&] { c->decompress(payload); });
       char raw[32] = "";
-      if (c == &dct) {
-        const int b = dct.params().block;
+      if (c == &dct || c == &dct_step) {
+        const int b = static_cast<const DctCompressor*>(c)->params().block;
         const BlockDct fftw(b);
         const std::vector<double> blocks = gather_blocks(h, b);
         const double rate = median_rate(runs, h.raw_bytes(), [&] {

@@ -5,6 +5,9 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "climate/compress_bytes.h"
 #include "exadnn/core/error.h"
@@ -16,7 +19,20 @@ using exadnn::detail::cat;
 
 namespace {
 
-constexpr int kHeaderBytes = 8;
+constexpr int kHeaderBytes = 8;   // u32 n, u8 B, u8 k, u8 q, u8 mode; + f64 step in mode 1
+constexpr double kMaxCode = 1e9;  // |round(X / Δ)| is clamped to fit 32 bits once folded
+
+std::size_t header_bytes(const DctParams& p) {
+  return kHeaderBytes + (p.step > 0 ? 8 : 0);
+}
+
+// Signed codes as unsigned: 0, −1, 1, −2, 2 … → 0, 1, 2, 3, 4 …
+std::uint64_t fold(std::int64_t c) {
+  return c < 0 ? 2 * static_cast<std::uint64_t>(-c) - 1 : 2 * static_cast<std::uint64_t>(c);
+}
+std::int64_t unfold(std::uint64_t z) {
+  return (z & 1) ? -static_cast<std::int64_t>((z + 1) / 2) : static_cast<std::int64_t>(z / 2);
+}
 constexpr int kMaxBlock = 64;
 constexpr int kMaxFace = 1 << 15;  // a face side beyond this is taken as a corrupt header
 
@@ -26,11 +42,103 @@ std::size_t bits_per_block(const DctParams& p) {
   return 64 + 32 + static_cast<std::size_t>(p.keep * p.keep - 1) * p.bits;
 }
 
-// Encodes every block of `field` into `out` (after its header).
+// The kept coefficients of one transformed block (row-major B × B) into the bit stream.
+void encode_block(const DctParams& p, const double* block, BitWriter& bits) {
+  const int b = p.block, k = p.keep;
+  std::uint64_t word;
+  if (p.step == 0 && (p.bits == 64 || k == 1)) {
+    for (int u = 0; u < k; ++u)
+      for (int v = 0; v < k; ++v) {
+        std::memcpy(&word, &block[u * b + v], sizeof word);
+        bits.put(word, 64);
+      }
+    return;
+  }
+  std::memcpy(&word, &block[0], sizeof word);  // DC as f64: the block mean, exactly
+  bits.put(word, 64);
+  if (k == 1) return;
+  if (p.step > 0) {
+    // Uniform step: codes round(X / Δ) as sign-folded integers of the width the block needs.
+    std::int64_t codes[kMaxBlock * kMaxBlock];
+    std::uint64_t largest = 0;
+    int m = 0;
+    for (int u = 0; u < k; ++u)
+      for (int v = (u == 0); v < k; ++v) {
+        const double c = std::fmax(-kMaxCode, std::fmin(kMaxCode, block[u * b + v] / p.step));
+        codes[m] = std::llround(c);
+        largest = std::max(largest, fold(codes[m++]));
+      }
+    int width = 0;
+    while (width < 32 && (largest >> width) != 0) ++width;
+    bits.put(static_cast<std::uint64_t>(width), 6);
+    if (width > 0)
+      for (int i = 0; i < m; ++i) bits.put(fold(codes[i]), width);
+    return;
+  }
+  const std::int64_t levels = (std::int64_t{1} << (p.bits - 1)) - 1;
+  double smax = 0;
+  for (int u = 0; u < k; ++u)
+    for (int v = (u == 0); v < k; ++v) smax = std::fmax(smax, std::fabs(block[u * b + v]));
+  float s = static_cast<float>(smax);
+  if (static_cast<double>(s) < smax) s = std::nextafter(s, std::numeric_limits<float>::max());
+  std::uint32_t sbits;
+  std::memcpy(&sbits, &s, sizeof sbits);
+  bits.put(sbits, 32);
+  for (int u = 0; u < k; ++u)
+    for (int v = (u == 0); v < k; ++v) {
+      std::int64_t code =
+          s > 0 ? std::llround(block[u * b + v] / static_cast<double>(s) * levels) : 0;
+      code = std::max(-levels, std::min(levels, code));
+      bits.put(static_cast<std::uint64_t>(code + levels), p.bits);
+    }
+}
+
+// The inverse of encode_block: fills the kept coefficients of `block` (zeroed by the caller).
+// `where` names the block for errors.
+void decode_block(const DctParams& p, BitReader& bits, double* block, const char* where) {
+  const int b = p.block, k = p.keep;
+  std::uint64_t word;
+  if (p.step == 0 && (p.bits == 64 || k == 1)) {
+    for (int u = 0; u < k; ++u)
+      for (int v = 0; v < k; ++v) {
+        word = bits.get(64);
+        std::memcpy(&block[u * b + v], &word, sizeof word);
+      }
+    return;
+  }
+  word = bits.get(64);
+  std::memcpy(&block[0], &word, sizeof word);
+  if (k == 1) return;
+  if (p.step > 0) {
+    const int width = static_cast<int>(bits.get(6));
+    if (width > 32)
+      throw Error("dct payload", cat("corrupt: code width ", width, " (at most 32) in ", where));
+    for (int u = 0; u < k; ++u)
+      for (int v = (u == 0); v < k; ++v)
+        block[u * b + v] = width ? static_cast<double>(unfold(bits.get(width))) * p.step : 0.0;
+    return;
+  }
+  const std::int64_t levels = (std::int64_t{1} << (p.bits - 1)) - 1;
+  const auto sbits = static_cast<std::uint32_t>(bits.get(32));
+  float s;
+  std::memcpy(&s, &sbits, sizeof s);
+  if (!(s >= 0) || std::isinf(s))
+    throw Error("dct payload", cat("corrupt: block scale ", s, " in ", where));
+  for (int u = 0; u < k; ++u)
+    for (int v = (u == 0); v < k; ++v) {
+      const auto code = static_cast<std::int64_t>(bits.get(p.bits));
+      if (code > 2 * levels)
+        throw Error("dct payload",
+                    cat("corrupt: coefficient code ", code, " above ", 2 * levels, " in ", where));
+      block[u * b + v] = static_cast<double>(code - levels) * s / levels;
+    }
+}
+
+// Encodes every block of `field` into `out` (after its header): faces, block rows, block
+// columns in order.
 void encode(const BlockDct& dct, const DctParams& p, const FaceField& field,
             std::vector<std::uint8_t>& out) {
-  const int b = p.block, k = p.keep, n = field.n, nb = n / b;
-  const std::int64_t levels = (std::int64_t{1} << (p.bits == 64 ? 1 : p.bits - 1)) - 1;
+  const int b = p.block, nb = field.n / b;
   std::vector<double> block(static_cast<std::size_t>(b) * b);
   BitWriter bits(out);
   for (int f = 0; f < 6; ++f)
@@ -39,86 +147,59 @@ void encode(const BlockDct& dct, const DctParams& p, const FaceField& field,
         for (int j = 0; j < b; ++j)
           for (int i = 0; i < b; ++i) block[j * b + i] = field.at(f, br * b + j, bc * b + i);
         dct.forward(block.data(), block.data());
-        if (p.bits == 64 || k == 1) {
-          for (int u = 0; u < k; ++u)
-            for (int v = 0; v < k; ++v) {
-              std::uint64_t word;
-              std::memcpy(&word, &block[u * b + v], sizeof word);
-              bits.put(word, 64);
-            }
-          continue;
-        }
-        std::uint64_t dc;
-        std::memcpy(&dc, &block[0], sizeof dc);
-        bits.put(dc, 64);
-        double smax = 0;
-        for (int u = 0; u < k; ++u)
-          for (int v = (u == 0); v < k; ++v) smax = std::fmax(smax, std::fabs(block[u * b + v]));
-        float s = static_cast<float>(smax);
-        if (static_cast<double>(s) < smax) s = std::nextafter(s, std::numeric_limits<float>::max());
-        std::uint32_t sbits;
-        std::memcpy(&sbits, &s, sizeof sbits);
-        bits.put(sbits, 32);
-        for (int u = 0; u < k; ++u)
-          for (int v = (u == 0); v < k; ++v) {
-            std::int64_t code =
-                s > 0 ? std::llround(block[u * b + v] / static_cast<double>(s) * levels) : 0;
-            code = std::max(-levels, std::min(levels, code));
-            bits.put(static_cast<std::uint64_t>(code + levels), p.bits);
-          }
+        encode_block(p, block.data(), bits);
       }
   bits.flush();
 }
 
-// Decodes the blocks that follow a payload's header into `field` (face size already set).
+// Decodes the blocks of [data, data + size) into `field` (face size already set); bytes left
+// over after the last block (beyond its padding) are an error.
 void decode(const BlockDct& dct, const DctParams& p, const std::uint8_t* data, std::size_t size,
             FaceField& field) {
-  const int b = p.block, k = p.keep, n = field.n, nb = n / b;
-  const std::int64_t levels = (std::int64_t{1} << (p.bits == 64 ? 1 : p.bits - 1)) - 1;
+  const int b = p.block, nb = field.n / b;
   std::vector<double> block(static_cast<std::size_t>(b) * b);
   BitReader bits(data, size, "dct payload");
   for (int f = 0; f < 6; ++f)
     for (int br = 0; br < nb; ++br)
       for (int bc = 0; bc < nb; ++bc) {
         std::fill(block.begin(), block.end(), 0.0);
-        if (p.bits == 64 || k == 1) {
-          for (int u = 0; u < k; ++u)
-            for (int v = 0; v < k; ++v) {
-              const std::uint64_t word = bits.get(64);
-              std::memcpy(&block[u * b + v], &word, sizeof word);
-            }
-        } else {
-          const std::uint64_t dc = bits.get(64);
-          std::memcpy(&block[0], &dc, sizeof dc);
-          const auto sbits = static_cast<std::uint32_t>(bits.get(32));
-          float s;
-          std::memcpy(&s, &sbits, sizeof s);
-          if (!(s >= 0) || std::isinf(s))
-            throw Error("dct payload", cat("corrupt: block scale ", s, " in face ", f, " block (",
-                                           br, ", ", bc, ")"));
-          for (int u = 0; u < k; ++u)
-            for (int v = (u == 0); v < k; ++v) {
-              const auto code = static_cast<std::int64_t>(bits.get(p.bits));
-              if (code > 2 * levels)
-                throw Error("dct payload", cat("corrupt: coefficient code ", code, " above ",
-                                               2 * levels, " in face ", f));
-              block[u * b + v] = static_cast<double>(code - levels) * s / levels;
-            }
-        }
+        const std::string where = cat("face ", f, " block (", br, ", ", bc, ")");
+        decode_block(p, bits, block.data(), where.c_str());
         dct.inverse(block.data(), block.data());
         for (int j = 0; j < b; ++j)
           for (int i = 0; i < b; ++i) field.at(f, br * b + j, bc * b + i) = block[j * b + i];
       }
+  if (bits.bytes_read() != size)
+    throw Error("dct payload",
+                cat("corrupt: ", size - bits.bytes_read(), " bytes follow the last block"));
 }
 
-double roundtrip_rmse(const BlockDct& dct, const DctParams& p, const FaceField& field) {
+// The payload of `field` under p (header included) and the RMSE of its round trip.
+std::pair<std::size_t, double> roundtrip(const BlockDct& dct, const DctParams& p,
+                                         const FaceField& field) {
   std::vector<std::uint8_t> bytes;
   encode(dct, p, field, bytes);
   FaceField back(field.n);
   decode(dct, p, bytes.data(), bytes.size(), back);
-  return rmse(field, back);
+  return {bytes.size() + header_bytes(p), rmse(field, back)};
 }
 
+}  // namespace
+
+namespace {
+// The block sizes a pick tries: `block` alone (checked) when > 0, else those from 4 to 32
+// dividing n.
+std::vector<int> candidate_blocks(int n, int block) {
+  std::vector<int> blocks;
+  if (block > 0) {
+    DctCompressor::validate({block, 1, 64}, n);
+    blocks.push_back(block);
+  } else {
+    for (int b = 4; b <= 32; ++b)
+      if (n % b == 0) blocks.push_back(b);
+  }
+  return blocks;
+}
 }  // namespace
 
 void DctCompressor::validate(const DctParams& p, int n) {
@@ -128,6 +209,8 @@ void DctCompressor::validate(const DctParams& p, int n) {
   if (p.keep < 1 || p.keep > p.block)
     throw Error("DctCompressor",
                 cat("kept coefficients k = ", p.keep, " out of range (1 to B = ", p.block, ")"));
+  if (!(p.step >= 0) || !std::isfinite(p.step))
+    throw Error("DctCompressor", cat("quantisation step ", p.step, " must be finite and ≥ 0"));
   if (p.bits != 64 && (p.bits < 2 || p.bits > 32))
     throw Error("DctCompressor", cat("bits q = ", p.bits, " invalid (2 to 32, or 64 for f64)"));
   if (n > 0 && n % p.block != 0)
@@ -140,15 +223,26 @@ DctCompressor::DctCompressor(DctParams params) : params_(params) {
 }
 
 std::string DctCompressor::describe() const {
+  if (params_.step > 0)
+    return cat("dct B=", params_.block, " k=", params_.keep, " step=", params_.step);
   return cat("dct B=", params_.block, " k=", params_.keep, " bits=", params_.bits);
 }
 
 std::vector<std::uint8_t> DctCompressor::parameters() const {
-  return {static_cast<std::uint8_t>(params_.block), static_cast<std::uint8_t>(params_.keep),
-          static_cast<std::uint8_t>(params_.bits)};
+  std::vector<std::uint8_t> out;
+  ByteWriter w(out);
+  w.u8(static_cast<std::uint8_t>(params_.block));
+  w.u8(static_cast<std::uint8_t>(params_.keep));
+  w.u8(static_cast<std::uint8_t>(params_.bits));
+  w.u8(params_.step > 0 ? 1 : 0);
+  if (params_.step > 0) w.f64(params_.step);
+  return out;
 }
 
 std::size_t DctCompressor::payload_bytes(int n, const DctParams& p) {
+  if (p.step > 0)
+    throw Error("DctCompressor::payload_bytes",
+                "a uniform step's payload size depends on the data");
   const std::size_t blocks = 6 * static_cast<std::size_t>(n / p.block) * (n / p.block);
   return kHeaderBytes + (blocks * bits_per_block(p) + 7) / 8;
 }
@@ -164,13 +258,13 @@ std::vector<std::uint8_t> DctCompressor::compress(const FaceField& field) const 
     throw Error("DctCompressor", cat("field of face size ", field.n, " holds ", field.data.size(),
                                      " values, not 6 n²"));
   std::vector<std::uint8_t> out;
-  out.reserve(payload_bytes(field.n, params_));
   ByteWriter w(out);
   w.u32(static_cast<std::uint32_t>(field.n));
   w.u8(static_cast<std::uint8_t>(params_.block));
   w.u8(static_cast<std::uint8_t>(params_.keep));
   w.u8(static_cast<std::uint8_t>(params_.bits));
-  w.u8(0);
+  w.u8(params_.step > 0 ? 1 : 0);
+  if (params_.step > 0) w.f64(params_.step);
   encode(transform(params_.block), params_, field, out);
   return out;
 }
@@ -182,7 +276,9 @@ FaceField DctCompressor::decompress(const std::uint8_t* payload, std::size_t siz
   p.block = r.u8("the block size");
   p.keep = r.u8("the kept coefficients");
   p.bits = r.u8("the bits");
-  r.u8("the reserved byte");
+  const std::uint8_t mode = r.u8("the quantisation mode");
+  if (mode > 1) throw Error("dct payload", cat("corrupt header: quantisation mode ", int(mode)));
+  if (mode == 1) p.step = r.f64("the step");
   if (n < 1 || n > kMaxFace)
     throw Error("dct payload", cat("corrupt: face size ", n, " (1 to ", kMaxFace, ")"));
   try {
@@ -190,13 +286,13 @@ FaceField DctCompressor::decompress(const std::uint8_t* payload, std::size_t siz
   } catch (const Error& e) {
     throw Error("dct payload", cat("corrupt header: ", e.what()));
   }
-  const std::size_t expected = payload_bytes(static_cast<int>(n), p);
+  const std::size_t expected = p.step > 0 ? size : payload_bytes(static_cast<int>(n), p);
   if (size != expected)
     throw Error("dct payload", cat(size < expected ? "truncated" : "corrupt", ": ", size,
                                    " bytes, expected ", expected, " for n = ", n, ", B = ", p.block,
                                    ", k = ", p.keep, ", bits = ", p.bits));
   FaceField field(static_cast<int>(n));
-  decode(transform(p.block), p, payload + kHeaderBytes, size - kHeaderBytes, field);
+  decode(transform(p.block), p, payload + header_bytes(p), size - header_bytes(p), field);
   return field;
 }
 
@@ -204,14 +300,7 @@ DctParams DctCompressor::pick(double ratio, const FaceField& sample, int block) 
   if (!(ratio > 0) || !std::isfinite(ratio))
     throw Error("DctCompressor::pick", cat("compression ratio ", ratio, " must be > 0"));
   const int n = sample.n;
-  std::vector<int> blocks;
-  if (block > 0) {
-    validate({block, 1, 64}, n);
-    blocks.push_back(block);
-  } else {
-    for (int b = 4; b <= 32; ++b)
-      if (n % b == 0) blocks.push_back(b);
-  }
+  const std::vector<int> blocks = candidate_blocks(n, block);
   const double budget = static_cast<double>(sample.raw_bytes()) / ratio;  // payload bytes allowed
   DctParams best{};
   double best_rmse = std::numeric_limits<double>::infinity();
@@ -226,7 +315,7 @@ DctParams DctCompressor::pick(double ratio, const FaceField& sample, int block) 
       if (p.bits < 2) break;  // larger k only costs more
       reachable = std::fmax(reachable, sample.raw_bytes() / double(payload_bytes(n, p)));
       if (payload_bytes(n, p) > budget) continue;
-      const double e = roundtrip_rmse(dct, p, sample);
+      const double e = roundtrip(dct, p, sample).second;
       if (e < best_rmse) best_rmse = e, best = p;
     }
     reachable = std::fmax(reachable, sample.raw_bytes() / double(payload_bytes(n, {b, 1, 64})));
@@ -240,6 +329,42 @@ DctParams DctCompressor::pick(double ratio, const FaceField& sample, int block) 
             " (block sizes tried: ", blocks.empty() ? "none from 4 to 32 divides n" : tried.str(),
             "; the largest ratio they reach is ", reachable, ")"));
   }
+  return best;
+}
+
+DctParams DctCompressor::pick_step(double ratio, const FaceField& sample, int block) {
+  if (!(ratio > 0) || !std::isfinite(ratio))
+    throw Error("DctCompressor::pick_step", cat("compression ratio ", ratio, " must be > 0"));
+  const int n = sample.n;
+  const std::vector<int> blocks = candidate_blocks(n, block);
+  const double budget = static_cast<double>(sample.raw_bytes()) / ratio;
+  double range = 0;
+  for (const double v : sample.data) range = std::fmax(range, std::fabs(v));
+  range = std::fmax(range, std::numeric_limits<double>::min());
+  DctParams best{};
+  double best_rmse = std::numeric_limits<double>::infinity();
+  for (const int b : blocks) {
+    const BlockDct dct(b);
+    for (int k = 2; k <= b; ++k) {
+      // |X| ≤ B · range, so a step of 4 B · range codes every coefficient as 0: the cheapest.
+      double hi = 4 * b * range, lo = range * 1e-15;
+      if (roundtrip(dct, {b, k, 64, hi}, sample).first > budget) break;  // k only adds widths
+      if (roundtrip(dct, {b, k, 64, lo}, sample).first <= budget) {
+        hi = lo;
+      } else {
+        while (hi / lo > 1.02) {  // the payload shrinks as the step grows
+          const double mid = std::sqrt(hi * lo);
+          (roundtrip(dct, {b, k, 64, mid}, sample).first <= budget ? hi : lo) = mid;
+        }
+      }
+      const double e = roundtrip(dct, {b, k, 64, hi}, sample).second;
+      if (e < best_rmse) best_rmse = e, best = {b, k, 64, hi};
+    }
+  }
+  if (!std::isfinite(best_rmse))
+    throw Error("DctCompressor::pick_step",
+                cat("compression ratio ", ratio, " is out of reach for face size n = ", n,
+                    " with a uniform step (64 + 6 bits per block at the least)"));
   return best;
 }
 

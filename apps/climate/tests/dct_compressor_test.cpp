@@ -101,6 +101,45 @@ TEST(DctCompressor, PickedParametersReachTheRequestedRatios) {
   }
 }
 
+TEST(DctCompressor, UniformStepBoundsEveryCoefficientAndKeepsTheMean) {
+  for (const FaceField* f : {&fields().h, &fields().u}) {
+    for (const double step : {1e-3, 1e-1, 10.0}) {
+      const DctCompressor c({8, 8, 64, step});
+      const FaceField back = c.decompress(c.compress(*f));
+      // 63 AC coefficients per block off by ≤ Δ/2 each: block l2 error ≤ √63 Δ/2, RMSE ≤ that / 8.
+      EXPECT_LE(rmse(*f, back), std::sqrt(63.0) * step / 2 / 8) << c.describe();
+      double mean0 = 0, mean1 = 0;
+      for (std::size_t i = 0; i < f->data.size(); ++i) mean0 += f->data[i], mean1 += back.data[i];
+      EXPECT_NEAR(mean1 / f->data.size(), mean0 / f->data.size(), 1e-12 * max_abs(*f))
+          << c.describe();
+    }
+  }
+}
+
+TEST(DctCompressor, UniformStepSpendsNoBitsOnFlatBlocks) {
+  FaceField flat(32);
+  for (double& v : flat.data) v = 1e4;
+  const DctCompressor c({8, 8, 64, 1e-6});
+  // 16-byte header, then 6 · 16 blocks of 64 (DC) + 6 (width 0) bits.
+  EXPECT_EQ(c.compress(flat).size(), 16u + (6 * 16 * 70 + 7) / 8);
+  EXPECT_LE(max_abs_error(c.decompress(c.compress(flat)), flat), 1e-15 * 1e4 * 8);
+  expect_error([&] { DctCompressor::payload_bytes(32, c.params()); }, {"depends on the data"});
+}
+
+TEST(DctCompressor, PickedStepsReachTheRequestedRatios) {
+  for (const FaceField* f : {&fields().h, &fields().u})
+    for (const double ratio : {4.0, 16.0, 64.0}) {
+      const DctCompressor c(DctCompressor::pick_step(ratio, *f));
+      const std::vector<std::uint8_t> payload = c.compress(*f);
+      EXPECT_GE(compression_ratio(*f, payload.size()), ratio) << c.describe();
+      // 5 % finer does not fit: the step is the smallest for its B and k (to the 2 % bisection).
+      DctParams finer = c.params();
+      finer.step /= 1.05;
+      EXPECT_LT(compression_ratio(*f, DctCompressor(finer).compress(*f).size()), ratio)
+          << c.describe();
+    }
+}
+
 TEST(DctCompressor, BadParametersAreRefused) {
   const FaceField& h = fields().h;
   expect_error(
@@ -111,6 +150,7 @@ TEST(DctCompressor, BadParametersAreRefused) {
   expect_error([&] { DctCompressor({8, 9, 64}); }, {"k = 9", "B = 8"});
   expect_error([&] { DctCompressor({8, 2, 40}); }, {"bits q = 40"});
   expect_error([&] { DctCompressor({1, 1, 64}); }, {"B = 1"});
+  expect_error([&] { DctCompressor({8, 8, 64, -1}); }, {"step -1"});
   expect_error([&] { DctCompressor::pick(1e5, h); }, {"ratio 100000", "out of reach", "n = 32"});
   expect_error([&] { DctCompressor::pick(-1, h); }, {"ratio -1"});
   expect_error([&] { DctCompressor::pick(4, h, 6); }, {"B = 6", "does not divide"});
@@ -125,6 +165,15 @@ TEST(DctCompressor, BadPayloadsAreRefused) {
   std::vector<std::uint8_t> bad = good;
   bad[5] = 9;  // k > B
   expect_error([&] { c.decompress(bad); }, {"dct payload", "corrupt header", "k = 9"});
+  bad = good;
+  bad[7] = 2;  // quantisation mode
+  expect_error([&] { c.decompress(bad); }, {"dct payload", "quantisation mode 2"});
+  const DctCompressor stepped({8, 4, 64, 0.5});
+  std::vector<std::uint8_t> more = stepped.compress(fields().h);
+  more.push_back(0);
+  expect_error([&] { stepped.decompress(more); }, {"dct payload", "1 bytes follow the last block"});
+  more.resize(more.size() - 20);
+  expect_error([&] { stepped.decompress(more); }, {"dct payload", "truncated"});
   bad = good;
   bad[0] = 33;  // a face size 8 does not divide
   expect_error([&] { c.decompress(bad); }, {"dct payload", "does not divide"});

@@ -76,6 +76,8 @@ class BitReader {
   BitReader(const std::uint8_t* data, std::size_t size, std::string context)
       : data_(data), size_(size), context_(std::move(context)) {}
   std::uint64_t get(int bits);
+  /// The bytes loaded so far (those the values read so far reach into).
+  std::size_t bytes_read() const { return pos_; }
 
  private:
   const std::uint8_t* data_;
