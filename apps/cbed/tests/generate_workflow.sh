@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the generation workflow under mpirun in a fresh folder, then checks its shards through the
 # loader (serial libhdf5): every split opens, shapes and labels are in range, the splits are
-# disjoint by material and hold all of them, and a sample draws as a PNG.
+# disjoint by material and hold all of them, a sample draws as a PNG, and `exadnn train` reads them.
 #   generate_workflow.sh EXADNN EXADNN_CBED_SHARDS "MPIEXEC ..." CONTROL_FILE WORKDIR
 set -euo pipefail
 exadnn=$1 shards=$2 mpiexec=$3 control=$4 workdir=$5
@@ -22,4 +22,15 @@ grep -q "^test: 1 shards, 3 samples" check.txt
 grep -q "splits disjoint by material: 24 materials, each once" check.txt
 "$shards" picture shards train 0 stack.png --scale 4
 [[ -s stack.png ]] || { echo "FAIL: no stack.png" >&2; exit 1; }
+# The same `exadnn` that wrote them (libhdf5_openmpi) trains on them (libhdf5_serial): one epoch.
+cat > train.yaml <<'YAML'
+data: {dataset: cbed-crystal-system, path: shards, batch_size: 8}
+model: [flatten, {linear: {out: 7}}]
+loss: cross_entropy
+optimizer: {name: sgd, lr: 0.01}
+epochs: 1
+YAML
+"$exadnn" train --config train.yaml | tee train.txt
+grep -q "^data: 19 training / 3 test examples of shape \[3, 32, 32\]" train.txt
+grep -q "^final test accuracy" train.txt
 echo "generate workflow ok"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <exadnn/data/data_loader.h>
+#include <exadnn/train/datasets.h>
 
 #include <filesystem>
 #include <fstream>
@@ -145,6 +146,37 @@ TEST(ShardFiles, StackPictureIsAPng) {
   char magic[8] = {};
   in.read(magic, 8);
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+}
+
+}  // namespace
+}  // namespace cbed::shard
+
+namespace cbed::shard {
+namespace {
+
+TEST(ShardFiles, AreDatasetKindsOfTrainingConfigs) {
+  const std::string dir = testing::temp_dir("kind");
+  testing::write_test_shard(dir, Split::train, 0, 0, 6);
+  testing::write_test_shard(dir, Split::test, 0, 6, 2);
+  exadnn::train::DataSpec spec;
+  spec.dataset = "cbed-crystal-system";
+  spec.path = dir;
+  const exadnn::train::TrainingData data = exadnn::train::load_training_data(spec);
+  EXPECT_EQ(data.train->size(), 6);
+  EXPECT_EQ(data.test->size(), 2);
+  EXPECT_EQ(data.train->input_shape(), (exadnn::Shape{3, 8, 8}));
+  EXPECT_EQ(data.train->get(1).targets.data<int64_t>()[0], int64_t(CrystalSystem::hexagonal));
+  spec.dataset = "cbed-space-group";
+  EXPECT_EQ(exadnn::train::load_training_data(spec).test->get(0).targets.data<int64_t>()[0], 224);
+  spec.path = dir + "/nowhere";
+  try {
+    exadnn::train::load_training_data(spec);
+    FAIL();
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("shard folder " + dir + "/nowhere does not exist"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
