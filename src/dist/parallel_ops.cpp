@@ -139,6 +139,9 @@ Tensor copy_to_group(const Tensor& x, const Communicator& comm) {
 Tensor reduce_from_group(const Tensor& x, const Communicator& comm) {
   return apply_collective("reduce_from_group", Move::sum, Move::identity, x, comm, 0);
 }
+Tensor all_reduce(const Tensor& x, const Communicator& comm) {
+  return apply_collective("all_reduce", Move::sum, Move::sum, x, comm, 0);
+}
 Tensor scatter_to_group(const Tensor& x, const Communicator& comm, int64_t dim) {
   return apply_collective("scatter_to_group", Move::own_block, Move::gather, x, comm, dim);
 }

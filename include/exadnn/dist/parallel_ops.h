@@ -4,6 +4,7 @@
 //
 //   copy_to_group      identity            | allreduce (sum)       of the gradient
 //   reduce_from_group  allreduce (sum)     | identity
+//   all_reduce         allreduce (sum)     | allreduce (sum)       (consumers compute partials)
 //   scatter_to_group   keep own block      | allgather             (the loss is replicated)
 //   gather_from_group  allgather           | keep own block        (the loss is replicated)
 //   all_gather         allgather           | reduce-scatter        (consumers compute partials)
@@ -30,6 +31,10 @@ namespace exadnn::dist {
 Tensor copy_to_group(const Tensor& x, const Communicator& comm);
 /// y = Σ_ranks x; backward: dx = dy. After a layer whose ranks each computed a partial sum.
 Tensor reduce_from_group(const Tensor& x, const Communicator& comm);
+
+/// y = Σ_ranks x; backward: dx = Σ_ranks dy. For a sum every rank then uses on its own part of
+/// the data (a statistic over a split image), whose gradient arrives in parts.
+Tensor all_reduce(const Tensor& x, const Communicator& comm);
 
 /// x replicated, shape [..., n, ...] (n at `dim`) → rank r's block r, shape [..., n/P, ...];
 /// backward all-gathers the gradient.
