@@ -17,8 +17,8 @@ cat log.txt
   { echo "FAIL: expected 4 shards x 2 ranks in the log" >&2; exit 1; }
 "$shards" check shards --materials 24 --size 32 | tee check.txt
 grep -q "^train: 2 shards, 19 samples \[19, 3, 32, 32\]" check.txt
-grep -q "^val: 1 shards, 2 samples" check.txt
-grep -q "^test: 1 shards, 3 samples" check.txt
+grep -q "^val: 1 shards, 1 samples" check.txt
+grep -q "^test: 1 shards, 4 samples" check.txt
 grep -q "splits disjoint by material: 24 materials, each once" check.txt
 "$shards" picture shards train 0 stack.png --scale 4
 [[ -s stack.png ]] || { echo "FAIL: no stack.png" >&2; exit 1; }
@@ -31,6 +31,6 @@ optimizer: {name: sgd, lr: 0.01}
 epochs: 1
 YAML
 "$exadnn" train --config train.yaml | tee train.txt
-grep -q "^data: 19 training / 3 test examples of shape \[3, 32, 32\]" train.txt
+grep -q "^data: 19 training / 4 test examples of shape \[3, 32, 32\]" train.txt
 grep -q "^final test accuracy" train.txt
 echo "generate workflow ok"
