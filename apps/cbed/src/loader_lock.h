@@ -1,4 +1,5 @@
-// The one lock around every libhdf5 call of the loader (Debian's libhdf5 is not thread-safe).
+// The one lock around every libhdf5 call of the loader: its open-file cache and its error-stack
+// settings change under it (the library itself is built thread-safe by Debian).
 #pragma once
 
 #include <mutex>

@@ -5,7 +5,9 @@
 // random from that buffer, so samples of different shards mix while only the buffer is in memory.
 //
 // Reads go through the serial libhdf5 the framework links (the file format is the same as the
-// parallel writer's); Debian's libhdf5 is not thread-safe, so every call holds one lock.
+// parallel writer's). Debian builds that library thread-safe (`h5cc -showconfig`: Threadsafety
+// yes), so the loader's thread may overlap other HDF5 users; the loader's own calls hold one lock,
+// which also guards its cache of open files.
 #pragma once
 
 #include <array>
