@@ -20,7 +20,7 @@ using exadnn::detail::cat;
 namespace {
 
 constexpr int kHeaderBytes = 8;   // u32 n, u8 B, u8 k, u8 q, u8 mode; + f64 step in mode 1
-constexpr double kMaxCode = 1e9;  // |round(X / Δ)| is clamped to fit 32 bits once folded
+constexpr double kMaxCode = 1e9;  // the largest |X / Δ|: a folded code fits 31 bits
 
 std::size_t header_bytes(const DctParams& p) {
   return kHeaderBytes + (p.step > 0 ? 8 : 0);
@@ -64,7 +64,13 @@ void encode_block(const DctParams& p, const double* block, BitWriter& bits) {
     int m = 0;
     for (int u = 0; u < k; ++u)
       for (int v = (u == 0); v < k; ++v) {
-        const double c = std::fmax(-kMaxCode, std::fmin(kMaxCode, block[u * b + v] / p.step));
+        const double c = block[u * b + v] / p.step;
+        if (!(std::fabs(c) <= kMaxCode))
+          throw Error("DctCompressor",
+                      cat("quantisation step ", p.step,
+                          " too small for a "
+                          "coefficient ",
+                          block[u * b + v], " (codes up to ", kMaxCode, " steps)"));
         codes[m] = std::llround(c);
         largest = std::max(largest, fold(codes[m++]));
       }
@@ -346,8 +352,9 @@ DctParams DctCompressor::pick_step(double ratio, const FaceField& sample, int bl
   for (const int b : blocks) {
     const BlockDct dct(b);
     for (int k = 2; k <= b; ++k) {
-      // |X| ≤ B · range, so a step of 4 B · range codes every coefficient as 0: the cheapest.
-      double hi = 4 * b * range, lo = range * 1e-15;
+      // |X| ≤ 2 B · range, so a step of 4 B · range codes every coefficient as 0 (the cheapest)
+      // and one of 4 B · range / kMaxCode is the finest whose codes all fit.
+      double hi = 4 * b * range, lo = hi / kMaxCode;
       if (roundtrip(dct, {b, k, 64, hi}, sample).first > budget) break;  // k only adds widths
       if (roundtrip(dct, {b, k, 64, lo}, sample).first <= budget) {
         hi = lo;

@@ -133,6 +133,8 @@ TEST(DctCompressor, PickedStepsReachTheRequestedRatios) {
       const std::vector<std::uint8_t> payload = c.compress(*f);
       EXPECT_GE(compression_ratio(*f, payload.size()), ratio) << c.describe();
       // 5 % finer does not fit: the step is the smallest for its B and k (to the 2 % bisection).
+      // (At 4:1 the finest step the codes allow, 1e-9 of the largest coefficient, fits already.)
+      if (ratio == 4) continue;
       DctParams finer = c.params();
       finer.step /= 1.05;
       EXPECT_LT(compression_ratio(*f, DctCompressor(finer).compress(*f).size()), ratio)
@@ -151,6 +153,7 @@ TEST(DctCompressor, BadParametersAreRefused) {
   expect_error([&] { DctCompressor({8, 2, 40}); }, {"bits q = 40"});
   expect_error([&] { DctCompressor({1, 1, 64}); }, {"B = 1"});
   expect_error([&] { DctCompressor({8, 8, 64, -1}); }, {"step -1"});
+  expect_error([&] { DctCompressor({8, 8, 64, 1e-9}).compress(h); }, {"step 1e-09", "too small"});
   expect_error([&] { DctCompressor::pick(1e5, h); }, {"ratio 100000", "out of reach", "n = 32"});
   expect_error([&] { DctCompressor::pick(-1, h); }, {"ratio -1"});
   expect_error([&] { DctCompressor::pick(4, h, 6); }, {"B = 6", "does not divide"});
