@@ -2,10 +2,12 @@
 // ranks' parts of an image, as a graph node. Forward: my last `top`... rows go down, my first
 // `bottom` rows go up; backward: the halo rows' gradients go back to their owners and are added
 // to the rows they came from.
+#include <chrono>
 #include <string>
 #include <vector>
 
 #include "exadnn/autograd/function.h"
+#include "exadnn/dist/parallel_ops.h"
 #include "exadnn/dist/spatial_parallel.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/inplace.h"
@@ -21,6 +23,15 @@ Tensor rows(const Tensor& x, int64_t first, int64_t count) {
   return x.narrow(2, first, count).contiguous();
 }
 
+// Counts the enclosing scope in parallel_ops_time().
+struct Timer {
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  ~Timer() {
+    detail::add_parallel_ops_time(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+};
+
 class HaloExchange : public autograd::Function {
  public:
   HaloExchange(Communicator comm, int64_t top, int64_t bottom, double fill)
@@ -28,6 +39,7 @@ class HaloExchange : public autograd::Function {
 
   // x [N, C, h, W] → [N, C, top + h + bottom, W].
   std::vector<Tensor> forward(autograd::FunctionContext&, const std::vector<Tensor>& in) override {
+    const Timer timer;
     const Tensor& x = in[0];
     const int64_t h = x.size(2);
     Shape shape = x.shape();
@@ -60,6 +72,7 @@ class HaloExchange : public autograd::Function {
   // neighbours' halos (copies of my edge rows) received.
   std::vector<Tensor> backward(autograd::FunctionContext&,
                                const std::vector<Tensor>& grad) override {
+    const Timer timer;
     const Tensor& dy = grad[0];
     const int64_t h = dy.size(2) - top_ - bottom_;
     Tensor dx = dy.narrow(2, top_, h).contiguous().clone();

@@ -3,6 +3,8 @@
 // backward is its twin's raw move.
 #include "exadnn/dist/parallel_ops.h"
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,10 +86,12 @@ Tensor summed_block(const Tensor& x, const Communicator& comm, int64_t d, const 
   return out;
 }
 
+std::atomic<int64_t> g_nanoseconds{0}, g_calls{0};
+
 // The moves, by name, so each Function states its forward and backward in one line.
 enum class Move { identity, sum, gather, own_block, sum_block };
 
-Tensor move(Move m, const Tensor& x, const Communicator& comm, int64_t d, const char* op) {
+Tensor raw_move(Move m, const Tensor& x, const Communicator& comm, int64_t d, const char* op) {
   switch (m) {
     case Move::identity:
       return x;
@@ -101,6 +105,15 @@ Tensor move(Move m, const Tensor& x, const Communicator& comm, int64_t d, const 
       return summed_block(x, comm, d, op);
   }
   return x;
+}
+
+Tensor move(Move m, const Tensor& x, const Communicator& comm, int64_t d, const char* op) {
+  if (m == Move::identity || m == Move::own_block) return raw_move(m, x, comm, d, op);  // local
+  const auto t0 = std::chrono::steady_clock::now();
+  Tensor out = raw_move(m, x, comm, d, op);
+  detail::add_parallel_ops_time(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  return out;
 }
 
 // One collective: `forward_move` forward, `backward_move` on the gradient.
@@ -132,6 +145,18 @@ Tensor apply_collective(const char* op, Move fwd, Move bwd, const Tensor& x,
 }
 
 }  // namespace
+
+CollectiveTime parallel_ops_time() {
+  return {static_cast<double>(g_nanoseconds.load()) * 1e-9, g_calls.load()};
+}
+void reset_parallel_ops_time() {
+  g_nanoseconds = 0;
+  g_calls = 0;
+}
+void detail::add_parallel_ops_time(double seconds) {
+  g_nanoseconds += static_cast<int64_t>(seconds * 1e9);
+  ++g_calls;
+}
 
 Tensor copy_to_group(const Tensor& x, const Communicator& comm) {
   return apply_collective("copy_to_group", Move::identity, Move::sum, x, comm, 0);

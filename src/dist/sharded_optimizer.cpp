@@ -2,6 +2,7 @@
 // per rank, blocks all-gathered; the state translated to and from the one-process layout.
 #include "exadnn/dist/sharded_optimizer.h"
 
+#include <chrono>
 #include <string>
 
 #include "exadnn/autograd/grad_mode.h"
@@ -95,13 +96,19 @@ void ShardedOptimizer::scatter_into_params(const Tensor& flat) {
 void ShardedOptimizer::step() {
   // 1. Average of the gradients, this rank's block: [P·S] → [S].
   Tensor block_grad = empty({shard_.numel()});
-  comm_.reduce_scatter(block_grad, flat_grads()).wait();
+  const Tensor grads = flat_grads();
+  auto t0 = std::chrono::steady_clock::now();
+  comm_.reduce_scatter(block_grad, grads).wait();
+  comm_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   mul_(block_grad, 1.0 / comm_.size());
   // 2. The optimizer on the block.
   shard_.set_grad(block_grad);
   inner_->step();
   // 3. Every rank's updated block back into the parameters.
-  scatter_into_params(gather_blocks(shard_.detach(), comm_));
+  t0 = std::chrono::steady_clock::now();
+  const Tensor updated = gather_blocks(shard_.detach(), comm_);
+  comm_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  scatter_into_params(updated);
 }
 
 void ShardedOptimizer::zero_grad() {

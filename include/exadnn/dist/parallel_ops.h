@@ -49,4 +49,19 @@ Tensor all_gather(const Tensor& x, const Communicator& comm, int64_t dim);
 /// Σ_ranks x, shape [..., n, ...] → rank r keeps block r, [..., n/P, ...]; backward all-gathers.
 Tensor reduce_scatter(const Tensor& x, const Communicator& comm, int64_t dim);
 
+/// Time this process spent inside the collectives above and the halo exchange
+/// (dist/spatial_parallel.h), forward and backward, since the start or the last reset: for
+/// benchmarks that split a step into computation and communication. Thread-safe.
+struct CollectiveTime {
+  double seconds = 0;
+  int64_t calls = 0;
+};
+CollectiveTime parallel_ops_time();
+void reset_parallel_ops_time();
+
+namespace detail {
+/// Adds one call of `seconds` to parallel_ops_time() (for the ops' implementations).
+void add_parallel_ops_time(double seconds);
+}  // namespace detail
+
 }  // namespace exadnn::dist

@@ -56,6 +56,8 @@ class ShardedOptimizer {
   int64_t shard_numel() const { return shard_.numel(); }
   /// N, the model's parameter count.
   int64_t total_numel() const { return total_; }
+  /// Seconds spent in step()'s reduce-scatter and all-gather so far.
+  double communication_seconds() const { return comm_seconds_; }
   /// The optimizer that updates this rank's block.
   const optim::Optimizer& inner() const { return *inner_; }
 
@@ -71,6 +73,7 @@ class ShardedOptimizer {
   int64_t total_ = 0;
   Tensor shard_;  // [S]: this rank's block of the flattened parameters (the inner optimizer's)
   std::unique_ptr<optim::Optimizer> inner_;
+  double comm_seconds_ = 0;
 };
 
 }  // namespace exadnn::dist

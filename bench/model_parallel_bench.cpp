@@ -1,0 +1,245 @@
+// Model parallelism (issue 19) against data parallelism on the same ranks: time per training step
+// of one model (an MLP 1024 → 4096 → 1024, batch 64, Adam, mean squared error) under each mode,
+// the time per step spent in communication, and the pipeline's measured idle fraction against the
+// GPipe bubble (p − 1)/(m + p − 1). A spatial-parallel CNN is timed against data parallelism on
+// the same CNN. Rank 0 prints one line per mode: medians over `rounds` rounds of `steps` steps.
+//   usage: mpirun -np P exadnn_model_parallel_bench [steps] [rounds] (bench/run_model_parallel.sh)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "exadnn/dist/data_parallel.h"
+#include "exadnn/dist/environment.h"
+#include "exadnn/dist/parallel_ops.h"
+#include "exadnn/dist/pipeline.h"
+#include "exadnn/dist/sharded_optimizer.h"
+#include "exadnn/dist/spatial_parallel.h"
+#include "exadnn/dist/tensor_parallel.h"
+#include "exadnn/exadnn.h"
+
+using namespace exadnn;
+namespace {
+
+constexpr int64_t kIn = 1024, kHidden = 4096, kBatch = 64;
+
+std::shared_ptr<nn::Sequential> mlp() {
+  manual_seed(1);
+  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Linear>(kIn, kHidden), std::make_shared<nn::ReLU>(),
+      std::make_shared<nn::Linear>(kHidden, kIn)});
+}
+
+Tensor mse(const Tensor& out, const Tensor& target) {
+  const Tensor d = out - target;
+  return mean(d * d);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct Result {
+  double step_s = 0, comm_s = 0, idle = -1;
+};
+
+// Runs `step` rounds × steps times; the medians of the rounds' per-step time and communication.
+// `comm_since_start` returns the communication seconds so far (reset at each round's start).
+Result measure(const dist::Communicator& comm, int steps, int rounds,
+               const std::function<void()>& step, const std::function<double()>& comm_seconds,
+               const std::function<double()>& idle = {}) {
+  for (int i = 0; i < 3; ++i) step();  // warm-up: caches, plans
+  std::vector<double> per_step, per_comm, idles;
+  for (int r = 0; r < rounds; ++r) {
+    comm.barrier().wait();
+    dist::reset_parallel_ops_time();
+    const double comm0 = comm_seconds();
+    const auto t0 = std::chrono::steady_clock::now();
+    double idle_sum = 0;
+    for (int s = 0; s < steps; ++s) {
+      step();
+      if (idle) idle_sum += idle();
+    }
+    per_step.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / steps);
+    per_comm.push_back((comm_seconds() - comm0) / steps);
+    idles.push_back(idle_sum / steps);
+  }
+  return {median(per_step), median(per_comm), idle ? median(idles) : -1};
+}
+
+void report(const dist::Communicator& comm, const char* mode, const Result& r, double baseline) {
+  if (comm.rank() != 0) return;
+  std::printf("%-22s %9.2f ms/step  %6.2fx data parallel's  communication %7.2f ms/step (%4.1f %%)",
+              mode, 1e3 * r.step_s, r.step_s / baseline, 1e3 * r.comm_s, 100 * r.comm_s / r.step_s);
+  if (r.idle >= 0) std::printf("  idle %.3f", r.idle);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  dist::Environment env(&argc, &argv);
+  const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+  set_num_threads(1);
+  dist::Communicator comm = dist::Communicator::world();
+  const int p = comm.size(), rank = comm.rank();
+  Generator gen(5);
+  const Tensor x = randn({kBatch, kIn}, TensorOptions(), &gen);
+  const Tensor target = randn({kBatch, kIn}, TensorOptions(), &gen);
+  const int64_t share = kBatch / p;
+  const Tensor my_x = x.narrow(0, rank * share, share),
+               my_target = target.narrow(0, rank * share, share);
+  auto adam = [](std::vector<Tensor> params) {
+    return std::make_unique<optim::Adam>(std::move(params), optim::AdamOptions().lr(1e-4));
+  };
+  const auto parallel_ops_seconds = [] { return dist::parallel_ops_time().seconds; };
+  if (rank == 0)
+    std::printf(
+        "model parallelism on %d ranks, 1 thread each: MLP %lld-%lld-%lld, batch %lld, Adam; "
+        "%d rounds of %d steps, medians\n",
+        p, static_cast<long long>(kIn), static_cast<long long>(kHidden),
+        static_cast<long long>(kIn), static_cast<long long>(kBatch), rounds, steps);
+
+  // Data parallel: each rank 1/P of the batch, gradients averaged by the bucketed reducer.
+  Result data;
+  {
+    auto model = mlp();
+    dist::DataParallel ddp(*model, comm);
+    auto opt = adam(model->parameters());
+    data = measure(
+        comm, steps, rounds,
+        [&] {
+          opt->zero_grad();
+          mse((*model)(my_x), my_target).backward();
+          opt->step();
+        },
+        [&] { return ddp.reducer().wait_seconds(); });
+    report(comm, "data parallel", data, data.step_s);
+  }
+  // Tensor parallel: the whole batch on every rank, hidden features split.
+  {
+    manual_seed(1);
+    dist::ParallelMLP model(kIn, kHidden, kIn, comm);
+    auto opt = adam(model.parameters());
+    report(comm, "tensor parallel",
+           measure(
+               comm, steps, rounds,
+               [&] {
+                 opt->zero_grad();
+                 mse(model(x), target).backward();
+                 opt->step();
+               },
+               parallel_ops_seconds),
+           data.step_s);
+  }
+  // Sharded data parallel (ZeRO-1).
+  {
+    auto model = mlp();
+    dist::ShardedOptimizer opt(model->parameters(), comm, adam);
+    report(comm, "sharded data parallel",
+           measure(
+               comm, steps, rounds,
+               [&] {
+                 opt.zero_grad();
+                 mse((*model)(my_x), my_target).backward();
+                 opt.step();
+               },
+               [&] { return opt.communication_seconds(); }),
+           data.step_s);
+  }
+  // Pipeline: the three layers over the ranks, 8 micro-batches.
+  if (p <= 3) {
+    for (auto schedule : {dist::PipelineSchedule::gpipe, dist::PipelineSchedule::one_f_one_b}) {
+      dist::PipelineParallel pipe(*mlp(), comm,
+                                  dist::PipelineOptions().micro_batches(8).schedule(schedule));
+      std::unique_ptr<optim::Optimizer> opt;
+      if (!pipe.stage().parameters().empty()) opt = adam(pipe.stage().parameters());
+      double waited = 0;  // the stage's time not computing: messages and the bubble
+      const Result r = measure(
+          comm, steps, rounds,
+          [&] {
+            if (opt) opt->zero_grad();
+            pipe.forward_backward(x, target, mse);
+            waited += pipe.last_stats().wall_seconds - pipe.last_stats().busy_seconds;
+            if (opt) opt->step();
+          },
+          [&] { return waited; }, [&] { return pipe.last_stats().idle_fraction; });
+      // Every stage's idle fraction, gathered to rank 0.
+      Tensor idle = from_vector<double>({r.idle});
+      Tensor all = empty({p}, TensorOptions().dtype(DType::f64));
+      comm.allgather(all, idle).wait();
+      const std::string name = std::string("pipeline ") + dist::to_string(schedule) + " m=8";
+      report(comm, name.c_str(), r, data.step_s);
+      if (rank == 0) {
+        std::printf("    idle fraction per stage:");
+        for (int s = 0; s < p; ++s) std::printf(" %.3f", all.data<double>()[s]);
+        std::printf("  (GPipe bubble (p-1)/(m+p-1) = %.3f; stage costs are unequal here)\n",
+                    (p - 1.0) / (8 + p - 1.0));
+      }
+    }
+  }
+  // Spatial parallel vs data parallel on a CNN: [8, 3, 256, 64] images.
+  {
+    const Tensor images = randn({8, 3, 256, 64}, TensorOptions(), &gen);
+    const Tensor labels = from_vector<int64_t>({0, 1, 2, 3, 0, 1, 2, 3});
+    auto build = [&](const dist::Communicator* spatial) {
+      manual_seed(2);
+      auto model = std::make_shared<nn::Sequential>();
+      const auto conv = [&](int64_t in, int64_t out) -> std::shared_ptr<nn::Module> {
+        const auto o = nn::Conv2dOptions(in, out, 3).padding(1);
+        if (spatial) return std::make_shared<dist::SpatialConv2d>(o, *spatial);
+        return std::make_shared<nn::Conv2d>(o);
+      };
+      model->push_back(conv(3, 16));
+      if (spatial)
+        model->push_back(std::make_shared<dist::SpatialBatchNorm2d>(16, *spatial));
+      else
+        model->push_back(std::make_shared<nn::BatchNorm2d>(16));
+      model->push_back(std::make_shared<nn::ReLU>());
+      model->push_back(conv(16, 16));
+      model->push_back(std::make_shared<nn::ReLU>());
+      if (spatial)
+        model->push_back(std::make_shared<dist::SpatialGlobalAvgPool>(*spatial));
+      else
+        model->push_back(std::make_shared<nn::AdaptiveAvgPool2d>(1));
+      model->push_back(std::make_shared<nn::Flatten>());
+      model->push_back(std::make_shared<nn::Linear>(16, 4));
+      return model;
+    };
+    auto run = [&](nn::Module& model, const Tensor& in, const Tensor& y, optim::Optimizer& opt) {
+      opt.zero_grad();
+      nn::cross_entropy(model(in), y).backward();
+      opt.step();
+    };
+    Result cnn_data;
+    {
+      auto model = build(nullptr);
+      dist::DataParallel ddp(*model, comm);
+      auto opt = adam(model->parameters());
+      const int64_t n = 8 / p;
+      const Tensor in = images.narrow(0, rank * n, n), y = labels.narrow(0, rank * n, n);
+      cnn_data = measure(
+          comm, steps, rounds, [&] { run(*model, in, y, *opt); },
+          [&] { return ddp.reducer().wait_seconds(); });
+      report(comm, "CNN data parallel", cnn_data, cnn_data.step_s);
+    }
+    {
+      auto model = build(&comm);
+      auto opt = adam(model->parameters());
+      const Tensor rows = dist::spatial_rows(images, comm);
+      report(
+          comm, "CNN spatial parallel",
+          measure(
+              comm, steps, rounds, [&] { run(*model, rows, labels, *opt); }, parallel_ops_seconds),
+          cnn_data.step_s);
+    }
+  }
+  return 0;
+}

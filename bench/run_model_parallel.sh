@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Issue 19's benchmark: time per step of tensor, sharded, pipeline (GPipe, 1F1B) and spatial
+# parallelism against data parallelism on the same 2 ranks (1 thread each), with the communication
+# time per step and the pipeline's idle fraction. RUNS alternating runs; quote the medians and the
+# load printed before each.
+#   usage: bench/run_model_parallel.sh [BUILD_DIR] [RUNS] [STEPS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD="${1:-build}" RUNS="${2:-3}" STEPS="${3:-20}"
+MPI=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+export OMP_NUM_THREADS=1
+for run in $(seq "$RUNS"); do
+  echo "== run $run, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  "${MPI[@]}" -np 2 "$BUILD/bench/exadnn_model_parallel_bench" "$STEPS" 5
+done
