@@ -15,11 +15,11 @@ using exadnn::Tensor;
 
 namespace {
 
-// [B, C, n+2L, n+2L] → [B, C, n, n]: L unpadded 3×3 convolutions, ReLU between (the first and
-// hidden ones `width` channels wide).
-std::shared_ptr<nn::Sequential> plain_cnn(int channels, int width, int depth) {
+// [B, in, n+2L, n+2L] → [B, out, n, n]: L unpadded 3×3 convolutions, ReLU between (the first
+// and hidden ones `width` channels wide).
+std::shared_ptr<nn::Sequential> plain_cnn(int channels_in, int channels, int width, int depth) {
   auto net = std::make_shared<nn::Sequential>();
-  int in = channels;
+  int in = channels_in;
   for (int k = 0; k < depth; ++k) {
     const int out = k + 1 == depth ? channels : width;
     net->push_back(std::make_shared<nn::Conv2d>(nn::Conv2dOptions(in, out, 3)));
@@ -34,8 +34,8 @@ std::shared_ptr<nn::Sequential> plain_cnn(int channels, int width, int depth) {
 // The CNN with each field's normalisation as a buffer [3, C]: rows input mean, input scale,
 // residual scale.
 struct Correction::Net : public nn::Module {
-  Net(int channels, int width, int depth)
-      : cnn(register_module("cnn", plain_cnn(channels, width, depth))),
+  Net(int channels_in, int channels, int width, int depth)
+      : cnn(register_module("cnn", plain_cnn(channels_in, channels, width, depth))),
         norm(exadnn::from_vector<float>(std::vector<float>(3 * channels, 1.0f), {3, channels})) {
     register_buffer("norm", &norm);
   }
@@ -58,8 +58,19 @@ Correction::Correction(const CubedSphere& mesh, const CorrectionOptions& options
                ": need at least one hidden channel");
   EXADNN_CHECK(options.depth >= 2, "climate::Correction", "depth = ", options.depth,
                ": need at least two convolutions");
+  for (const int period : options.periods)
+    EXADNN_CHECK(period >= 2, "climate::Correction", "period ", period, ": need at least 2");
+  const int w = halo_.width(), H = halo_.halo();
+  for (const int period : options.periods)
+    for (int axis = 0; axis < 2; ++axis)  // rows, then columns
+      for (int r = 0; r < w; ++r)
+        for (int c = 0; c < w; ++c) {
+          const int index = (axis == 0 ? r : c) - H, phase = ((index % period) + period) % period;
+          phases_.push_back(2.0f * static_cast<float>(phase) / static_cast<float>(period - 1) -
+                            1.0f);
+        }
   exadnn::manual_seed(options.seed);
-  net_ = std::make_shared<Net>(options.fields, options.width, options.depth);
+  net_ = std::make_shared<Net>(input_channels(), options.fields, options.width, options.depth);
   net_->stats.assign(static_cast<size_t>(3 * options.fields), 1.0f);
   for (int c = 0; c < options.fields; ++c) net_->stats[c] = 0.0f;  // means 0, scales 1
   net_->norm = exadnn::from_vector<float>(net_->stats, {3, options.fields});
@@ -72,8 +83,12 @@ std::shared_ptr<nn::Module> Correction::model() const {
   return net_;
 }
 
+int Correction::input_channels() const {
+  return options_.fields + 2 * static_cast<int>(options_.periods.size());
+}
+
 int64_t Correction::input_floats() const {
-  return int64_t{options_.fields} * halo_.width() * halo_.width();
+  return int64_t{input_channels()} * halo_.width() * halo_.width();
 }
 int64_t Correction::target_floats() const {
   return int64_t{options_.fields} * halo_.n() * halo_.n();
@@ -125,12 +140,12 @@ void Correction::observe(const Fields& decompressed, const Fields& original) {
 }
 
 void Correction::normalise(int64_t count, float* inputs, float* targets) const {
-  const int C = options_.fields;
+  const int C = options_.fields, Cin = input_channels();
   const int64_t in = int64_t{halo_.width()} * halo_.width(), out = int64_t{halo_.n()} * halo_.n();
   const std::vector<float>& s = net_->stats;
   for (int64_t e = 0; e < count; ++e)
-    for (int c = 0; c < C; ++c) {
-      float* x = inputs + (e * C + c) * in;
+    for (int c = 0; c < C; ++c) {  // the fields; the phase channels stay
+      float* x = inputs + (e * Cin + c) * in;
       for (int64_t k = 0; k < in; ++k) x[k] = (x[k] - s[c]) / s[C + c];
       float* y = targets + (e * C + c) * out;
       for (int64_t k = 0; k < out; ++k) y[k] /= s[2 * C + c];
@@ -138,10 +153,13 @@ void Correction::normalise(int64_t count, float* inputs, float* targets) const {
 }
 
 void Correction::inputs(const Fields& decompressed, float* x) const {
-  const int C = options_.fields, w = halo_.width();
-  for (int f = 0; f < 6; ++f)
-    for (int c = 0; c < C; ++c)
-      halo_.halo_face(decompressed[c], f, x + (static_cast<int64_t>(f) * C + c) * w * w);
+  const int C = options_.fields, Cin = input_channels();
+  const int64_t plane = int64_t{halo_.width()} * halo_.width();
+  for (int f = 0; f < 6; ++f) {
+    float* xf = x + f * Cin * plane;
+    for (int c = 0; c < C; ++c) halo_.halo_face(decompressed[c], f, xf + c * plane);
+    std::copy(phases_.begin(), phases_.end(), xf + C * plane);
+  }
 }
 
 void Correction::samples(const Fields& decompressed, const Fields& original, float* inputs_out,
@@ -161,14 +179,14 @@ void Correction::samples(const Fields& decompressed, const Fields& original, flo
 }
 
 Fields Correction::apply(const Fields& decompressed) const {
-  const int C = options_.fields, n = halo_.n(), w = halo_.width();
+  const int C = options_.fields, Cin = input_channels(), n = halo_.n(), w = halo_.width();
   check_fields(decompressed, C, n, "the decompressed input");
-  std::vector<float> x(static_cast<size_t>(6) * C * w * w);
+  std::vector<float> x(static_cast<size_t>(6) * Cin * w * w);
   inputs(decompressed, x.data());
   const std::vector<float>& s = net_->stats;
   for (int f = 0; f < 6; ++f)
     for (int c = 0; c < C; ++c) {
-      float* xf = x.data() + (static_cast<int64_t>(f) * C + c) * w * w;
+      float* xf = x.data() + (static_cast<int64_t>(f) * Cin + c) * w * w;
       for (int k = 0; k < w * w; ++k) xf[k] = (xf[k] - s[c]) / s[C + c];
     }
   std::vector<float> y;
@@ -176,7 +194,7 @@ Fields Correction::apply(const Fields& decompressed) const {
     exadnn::NoGradGuard no_grad;
     const bool was_training = net_->is_training();
     net_->eval();
-    y = exadnn::to_vector<float>(net_->forward(exadnn::from_vector<float>(x, {6, C, w, w})));
+    y = exadnn::to_vector<float>(net_->forward(exadnn::from_vector<float>(x, {6, Cin, w, w})));
     net_->train(was_training);
   }
   const int64_t face = int64_t{n} * n;

@@ -11,8 +11,8 @@ namespace climate {
 
 namespace {
 
-exadnn::Shape face_shape(const Correction& c, int size) {
-  return {c.options().fields, size, size};
+exadnn::Shape face_shape(int channels, int size) {
+  return {channels, size, size};
 }
 
 }  // namespace
@@ -28,8 +28,8 @@ CorrectionTrainer::CorrectionTrainer(Correction& correction,
                                      const CorrectionTrainerOptions& options)
     : correction_(correction),
       options_(options),
-      buffer_(options.capacity, face_shape(correction, correction.halo().width()),
-              face_shape(correction, correction.halo().n())) {
+      buffer_(options.capacity, face_shape(correction.input_channels(), correction.halo().width()),
+              face_shape(correction.options().fields, correction.halo().n())) {
   EXADNN_CHECK(options.batch >= 1, "climate::CorrectionTrainer", "batch = ", options.batch,
                ": need at least one example per step");
   EXADNN_CHECK(options.lr > 0, "climate::CorrectionTrainer", "lr = ", options.lr,

@@ -10,8 +10,10 @@
 //                             it has never seen), then trains in rounds for as long as the
 //                             simulation takes to make the next step; at the end it stores the
 //                             network (an exadnn checkpoint) beside the stream
-// Channel protocol: an i64 tensor [Ne, p, output steps after the initial one, compressor id];
-// then per output step and field (h, u, v): the original f64 [6, n, n], then its payload (u8).
+// Channel protocol: an i64 tensor [Ne, p, output steps after the initial one, compressor id,
+// the compressor's block side (the DCT's B, ZFP's 4)];
+// then per output step an f64 tensor [model time (s), the simulation's wall seconds since the
+// previous output step] and per field (h, u, v) the original f64 [6, n, n], then its payload (u8).
 #include <exadnn/exadnn.h>
 #include <exadnn/flow/channel.h>
 #include <exadnn/flow/module.h>
@@ -30,6 +32,7 @@
 #include "climate/compressor.h"
 #include "climate/correction.h"
 #include "climate/correction_trainer.h"
+#include "climate/dct_compressor.h"
 #include "climate/galewsky.h"
 #include "climate/simulation.h"
 #include "climate/stream.h"
@@ -69,7 +72,9 @@ void climate_simulate(flow::ModuleContext& ctx) {
   const std::string stream_path = ctx.arg<std::string>("stream", "climate.czs");
   StreamWriter stream(stream_path, *compressor, ne, p, kFields);
   flow::Channel& out = ctx.channel(ctx.arg<std::string>("channel", "fields"));
-  out.send(from_vector<int64_t>({ne, p, steps, static_cast<int64_t>(kind)})).wait();
+  const auto* dct = dynamic_cast<const DctCompressor*>(compressor.get());
+  const int64_t block = dct ? dct->params().block : 4;
+  out.send(from_vector<int64_t>({ne, p, steps, static_cast<int64_t>(kind), block})).wait();
 
   std::deque<std::vector<dist::Work>> pending;  // per output step in flight, its sends
   double waited = 0, compress_s = 0;
@@ -83,6 +88,7 @@ void climate_simulate(flow::ModuleContext& ctx) {
       for (dist::Work& w : works) w.test();
   };
   const int n = ne * (p + 1);
+  auto previous = Clock::now();
   for (int k = 0; k <= steps; ++k) {
     for (int part = 1; k > 0 && part <= 8; ++part) {  // the step, with progress on the sends
       sim.advance_to((k - 1 + part / 8.0) * every);
@@ -99,6 +105,8 @@ void climate_simulate(flow::ModuleContext& ctx) {
       pending.pop_front();
     }
     std::vector<dist::Work> works;
+    works.push_back(out.move(from_vector<double>({sim.time(), since(previous)})));
+    previous = Clock::now();
     for (size_t c = 0; c < fields.size(); ++c) {
       works.push_back(out.move(from_vector<double>(fields[c].data, {6, n, n})));
       works.push_back(out.move(from_vector<std::uint8_t>(payloads[c])));
@@ -122,6 +130,13 @@ void climate_simulate(flow::ModuleContext& ctx) {
   std::fflush(stdout);
 }
 
+// "5,16"
+std::string periods_text(const std::vector<int>& periods) {
+  std::string out;
+  for (const int p : periods) out += (out.empty() ? "" : ",") + std::to_string(p);
+  return out;
+}
+
 // Squared error sums of fields against the originals, per field.
 void add_squares(const Fields& a, const Fields& truth, std::vector<double>& sq) {
   for (size_t c = 0; c < truth.size(); ++c)
@@ -129,7 +144,8 @@ void add_squares(const Fields& a, const Fields& truth, std::vector<double>& sq) 
       sq[c] += (a[c].data[k] - truth[c].data[k]) * (a[c].data[k] - truth[c].data[k]);
 }
 
-// args: channel (fields), width (12), depth (4), capacity (240 examples), batch (6), lr (1e-3),
+// args: channel (fields), width (12), depth (4), phases (true: CorrectionOptions::periods of the
+// element and the compressor's block), capacity (240 examples), batch (6), lr (1e-3),
 // round_examples (12: examples per training round), pace (0.9: the fraction of the time between
 // two output steps it trains for), final_seconds (0: training after the last step), weights
 // (climate_correction.ckpt), report ("" = none: a JSON file of the figures).
@@ -138,17 +154,22 @@ void climate_train_correction(flow::ModuleContext& ctx) {
   const auto start = Clock::now();
   flow::Channel& in = ctx.channel(ctx.arg<std::string>("channel", "fields"));
   const std::vector<int64_t> head = to_vector<int64_t>(in.recv());
-  EXADNN_CHECK(head.size() == 4, "climate_train_correction", ctx.describe(),
-               ": the stream's first message has ", head.size(), " values, expected 4");
+  EXADNN_CHECK(head.size() == 5, "climate_train_correction", ctx.describe(),
+               ": the stream's first message has ", head.size(), " values, expected 5");
   const int ne = static_cast<int>(head[0]), p = static_cast<int>(head[1]);
   const int steps = static_cast<int>(head[2]);
   const auto decoder = make_decoder(static_cast<CompressorKind>(head[3]));
   const CubedSphere mesh(ne, p);
   const int n = ne * (p + 1);
-  Correction correction(mesh, {.fields = 3,
-                               .width = ctx.arg<int>("width", 12),
-                               .depth = ctx.arg<int>("depth", 4),
-                               .seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1))});
+  CorrectionOptions options{.fields = 3,
+                            .width = ctx.arg<int>("width", 12),
+                            .depth = ctx.arg<int>("depth", 4),
+                            .seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1))};
+  if (ctx.arg<bool>("phases", true)) {  // the element's and the compressor block's phase
+    options.periods = {p + 1};
+    if (head[4] != p + 1) options.periods.push_back(static_cast<int>(head[4]));
+  }
+  Correction correction(mesh, options);
   CorrectionTrainer trainer(correction,
                             {.capacity = ctx.arg<int64_t>("capacity", 240),
                              .batch = ctx.arg<int64_t>("batch", 6),
@@ -156,12 +177,13 @@ void climate_train_correction(flow::ModuleContext& ctx) {
                              .seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1))});
   const int64_t round_examples = ctx.arg<int64_t>("round_examples", 12);
   const double pace = ctx.arg<double>("pace", 0.9);
-  double idle = 0, training = 0, interval = 0;
+  double idle = 0, training = 0;
   std::vector<double> alone_sq(3, 0.0), corrected_sq(3, 0.0);
   double scored_values = 0;
-  Clock::time_point last_arrival;
   for (int k = 0; k <= steps; ++k) {
     const auto t = Clock::now();
+    // The simulation's wall time for this output step: the time the trainer has for it.
+    const double interval = to_vector<double>(in.recv()).at(1);
     Fields original, decompressed;
     for (int c = 0; c < 3; ++c) {
       FaceField f(n);
@@ -177,15 +199,14 @@ void climate_train_correction(flow::ModuleContext& ctx) {
     }
     const auto arrived = Clock::now();
     idle += std::chrono::duration<double>(arrived - t).count();
-    if (k > 0) interval = std::chrono::duration<double>(arrived - last_arrival).count();
-    last_arrival = arrived;
     if (trainer.rounds() > 0) {  // the correction on a step it has not trained on
       add_squares(decompressed, original, alone_sq);
       add_squares(correction.apply(decompressed), original, corrected_sq);
       scored_values += static_cast<double>(original[0].data.size());
     }
     trainer.add(decompressed, original);
-    // Train until the next step is due (at least one round), or final_seconds after the last.
+    // Train for `pace` of the simulation's time per output step (at least one round), or
+    // final_seconds after the last step.
     const double budget = k == steps ? ctx.arg<double>("final_seconds", 0.0) : pace * interval;
     double last_round = 0;
     do {
@@ -225,6 +246,7 @@ void climate_train_correction(flow::ModuleContext& ctx) {
                        {"fields", "h,u,v"},
                        {"width", std::to_string(o.width)},
                        {"depth", std::to_string(o.depth)},
+                       {"periods", periods_text(o.periods)},
                        {"ne", std::to_string(ne)},
                        {"p", std::to_string(p)}});
   std::printf("trainer: the correction (%lld bytes of f32 weights) stored in %s\n",

@@ -139,6 +139,34 @@ TEST(Correction, TrainerLearnsAResidualItCanSeeAndTheStateRestoresIt) {
   EXPECT_EQ(correction.bytes(), (224 + 584 + 219 + 9) * 4);
 }
 
+TEST(Correction, PhaseChannelsFollowTheFaceIndexingIntoTheHalo) {
+  const CubedSphere mesh(2, 3);  // n = 8
+  Correction correction(mesh, {.fields = 3, .width = 4, .depth = 2, .periods = {4, 3}});
+  EXPECT_EQ(correction.input_channels(), 7);
+  const int w = correction.halo().width(), H = 2;
+  EXPECT_EQ(correction.input_floats(), 7 * w * w);
+  const Fields fields = centred_fields(mesh, 1);
+  std::vector<float> x(static_cast<size_t>(6 * correction.input_floats()));
+  std::vector<float> y(static_cast<size_t>(6 * correction.target_floats()));
+  correction.samples(fields, fields, x.data(), y.data());
+  const float* face5 = x.data() + 5 * correction.input_floats();
+  for (int r = 0; r < w; ++r)
+    for (int c = 0; c < w; ++c) {
+      const int k = r * w + c;
+      const auto phase = [](int i, int period) {
+        return 2.0f * static_cast<float>(((i % period) + period) % period) / (period - 1) - 1;
+      };
+      EXPECT_EQ(face5[3 * w * w + k], phase(r - H, 4));  // period 4: rows, then columns
+      EXPECT_EQ(face5[4 * w * w + k], phase(c - H, 4));
+      EXPECT_EQ(face5[5 * w * w + k], phase(r - H, 3));
+      EXPECT_EQ(face5[6 * w * w + k], phase(c - H, 3));
+    }
+  correction.observe(fields, fields);
+  correction.normalise(1, x.data(), y.data());    // the fields only
+  EXPECT_EQ(x[3 * w * w], -1.0f + 2.0f * 2 / 3);  // row −2: phase 2 of 4
+  EXPECT_THROW(Correction(mesh, {.periods = {1}}), exadnn::Error);
+}
+
 TEST(Correction, RefusesFieldsThatDoNotFit) {
   const CubedSphere mesh(2, 3);
   EXPECT_THROW(Correction(mesh, {.fields = 0}), exadnn::Error);

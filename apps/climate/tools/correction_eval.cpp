@@ -25,6 +25,7 @@
 #include "climate/compressor.h"
 #include "climate/correction.h"
 #include "climate/correction_trainer.h"
+#include "climate/dct_compressor.h"
 #include "climate/galewsky.h"
 #include "climate/simulation.h"
 
@@ -39,6 +40,7 @@ struct Options {
   double days = 6, train_days = 3, every_hours = 3, cfl = 0.5;
   std::vector<double> ratios{4, 16, 64};
   int width = 16, depth = 4, epochs = 60;
+  bool phases = true;  // tell the network the element's and the compressor block's phase
   double lr = 1e-3;
   std::string out = ".";
 };
@@ -85,6 +87,14 @@ struct Point {
   double seconds = 0;  // training time (corrected methods)
 };
 
+// The periods of the face array's structure: the DG element (p + 1) and the compressor's block
+// (the DCT's B, ZFP's 4), once each.
+std::vector<int> structure_periods(int p, const Compressor& compressor) {
+  const auto* dct = dynamic_cast<const DctCompressor*>(&compressor);
+  const int block = dct ? dct->params().block : 4;
+  return block == p + 1 ? std::vector<int>{p + 1} : std::vector<int>{p + 1, block};
+}
+
 // The stream of one compressor at one ratio, alone and corrected.
 void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, int train_count,
                        CompressorKind kind, double ratio, const Options& o,
@@ -103,7 +113,9 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
     }
     decompressed.push_back(std::move(d));
   }
-  Correction correction(mesh, {.fields = 3, .width = o.width, .depth = o.depth, .seed = 1});
+  CorrectionOptions options{.fields = 3, .width = o.width, .depth = o.depth, .seed = 1};
+  if (o.phases) options.periods = structure_periods(mesh.degree(), *comp[0]);
+  Correction correction(mesh, options);
   CorrectionTrainer trainer(correction,
                             {.capacity = 6 * train_count, .batch = 6, .lr = o.lr, .seed = 2});
   for (int k = 0; k < train_count; ++k) trainer.add(decompressed[k], steps[k].fields);
@@ -210,6 +222,7 @@ int main(int argc, char** argv) {
   app.add_option("--depth", o.depth, "3x3 convolutions (the halo width)");
   app.add_option("--epochs", o.epochs, "epochs over the training pairs");
   app.add_option("--lr", o.lr, "Adam's learning rate");
+  app.add_option("--phases", o.phases, "phase channels of the element and the block (1 or 0)");
   app.add_option("--out", o.out, "output folder");
   CLI11_PARSE(app, argc, argv);
   try {

@@ -36,10 +36,16 @@ namespace climate {
 using Fields = std::vector<FaceField>;
 
 struct CorrectionOptions {
-  int fields = 3;     ///< C: channels of the network
+  int fields = 3;     ///< C: the fields corrected (output channels)
   int width = 16;     ///< channels of the hidden layers
   int depth = 4;      ///< 3×3 convolutions (≥ 2); the halo H = depth (each trims one pixel)
   uint64_t seed = 1;  ///< initial weights
+  /// Periods P ≥ 2 of the face array's structure that the network is told: for each, two more
+  /// input channels, a pixel's row and column phase (index mod P, mapped onto [−1, 1]; halo
+  /// pixels continue the face's indexing). A convolution cannot tell where it is otherwise, and
+  /// the errors repeat with the DG element (P = p + 1: the LGL nodes are not evenly spaced) and
+  /// with the compressor's block (the DCT's B).
+  std::vector<int> periods{};
 };
 
 class Correction {
@@ -51,8 +57,9 @@ class Correction {
 
   const CorrectionOptions& options() const { return options_; }
   const FaceHalo& halo() const { return halo_; }
-  /// The network, as the train layer takes it: x [B, C, n+2H, n+2H] (normalised decompressed
-  /// fields) → [B, C, n, n] (the residual, divided by each field's residual scale).
+  /// The network, as the train layer takes it: x [B, C', n+2H, n+2H] (normalised decompressed
+  /// fields and the phase channels) → [B, C, n, n] (the residual, divided by each field's
+  /// residual scale).
   std::shared_ptr<exadnn::nn::Module> model() const;
 
   /// Adds a pair to each field's running statistics and resets the normalisation from all pairs
@@ -61,7 +68,8 @@ class Correction {
   /// the field's SI unit: a field constant so far, or compressed exactly) counts as 1.
   void observe(const Fields& decompressed, const Fields& original);
   /// The six examples (one per face) of a pair, raw (not normalised: the normalisation moves as
-  /// pairs arrive): inputs [6, C, w, w] (the decompressed fields with their halos) and targets
+  /// pairs arrive): inputs [6, C', w, w] (C' = input_channels(): the decompressed fields with
+  /// their halos, then the phase channels) and targets
   /// [6, C, n, n] (original − decompressed), f32, w = n + 2H. Sizes are checked (an Error naming
   /// the field).
   void samples(const Fields& decompressed, const Fields& original, float* inputs,
@@ -69,7 +77,9 @@ class Correction {
   /// Normalises `count` raw examples in place as the network sees them, with the current
   /// normalisation: inputs (x − mean) / scale, targets r / residual scale.
   void normalise(int64_t count, float* inputs, float* targets) const;
-  /// Floats per example: C w² (inputs) and C n² (targets).
+  /// Input channels: C + 2 per period.
+  int input_channels() const;
+  /// Floats per example: input_channels() w² (inputs) and C n² (targets).
   int64_t input_floats() const;
   int64_t target_floats() const;
 
@@ -83,14 +93,15 @@ class Correction {
   int64_t bytes() const;
 
  private:
-  // The network's inputs for a step: [6, C, w, w], normalised.
+  // The network's inputs for a step, raw: [6, C', w, w].
   void inputs(const Fields& decompressed, float* x) const;
 
   struct Net;
   const CubedSphere& mesh_;
   CorrectionOptions options_;
   FaceHalo halo_;
-  FaceField weights_;  // the quadrature weights in the face layout
+  FaceField weights_;          // the quadrature weights in the face layout
+  std::vector<float> phases_;  // the phase channels, the same on every face: [2 periods][w][w]
   // Per field: values seen, Σ decompressed, Σ decompressed², Σ residual².
   std::vector<double> seen_, sum_, sum_sq_, res_sq_;
   std::shared_ptr<Net> net_;
