@@ -34,6 +34,9 @@ class TraceExchange {
   /// Seconds spent in finish() so far: the part of the messages' time the volume terms did not
   /// hide.
   double wait_seconds() const { return wait_seconds_; }
+  /// CPU seconds spent in finish() so far (MPI polls while it waits: on shared cores, CPU time
+  /// taken from the other ranks).
+  double wait_cpu_seconds() const { return wait_cpu_seconds_; }
 
  private:
   // One neighbouring rank: the values sent to it and received from it, as offsets and counts in
@@ -51,6 +54,7 @@ class TraceExchange {
   std::vector<MPI_Request> requests_;
   bool pending_ = false;
   double wait_seconds_ = 0;
+  double wait_cpu_seconds_ = 0;
 };
 
 }  // namespace climate
