@@ -99,9 +99,14 @@ void encode_block(const DctParams& p, const double* block, BitWriter& bits) {
     }
 }
 
+// Names block (br, bc) of face f in errors.
+std::string block_name(const int where[3]) {
+  return cat("face ", where[0], " block (", where[1], ", ", where[2], ")");
+}
+
 // The inverse of encode_block: fills the kept coefficients of `block` (zeroed by the caller).
-// `where` names the block for errors.
-void decode_block(const DctParams& p, BitReader& bits, double* block, const char* where) {
+// `where` = {face, block row, block column}, for errors.
+void decode_block(const DctParams& p, BitReader& bits, double* block, const int where[3]) {
   const int b = p.block, k = p.keep;
   std::uint64_t word;
   if (p.step == 0 && (p.bits == 64 || k == 1)) {
@@ -118,7 +123,8 @@ void decode_block(const DctParams& p, BitReader& bits, double* block, const char
   if (p.step > 0) {
     const int width = static_cast<int>(bits.get(6));
     if (width > 32)
-      throw Error("dct payload", cat("corrupt: code width ", width, " (at most 32) in ", where));
+      throw Error("dct payload",
+                  cat("corrupt: code width ", width, " (at most 32) in ", block_name(where)));
     for (int u = 0; u < k; ++u)
       for (int v = (u == 0); v < k; ++v)
         block[u * b + v] = width ? static_cast<double>(unfold(bits.get(width))) * p.step : 0.0;
@@ -129,13 +135,13 @@ void decode_block(const DctParams& p, BitReader& bits, double* block, const char
   float s;
   std::memcpy(&s, &sbits, sizeof s);
   if (!(s >= 0) || std::isinf(s))
-    throw Error("dct payload", cat("corrupt: block scale ", s, " in ", where));
+    throw Error("dct payload", cat("corrupt: block scale ", s, " in ", block_name(where)));
   for (int u = 0; u < k; ++u)
     for (int v = (u == 0); v < k; ++v) {
       const auto code = static_cast<std::int64_t>(bits.get(p.bits));
       if (code > 2 * levels)
-        throw Error("dct payload",
-                    cat("corrupt: coefficient code ", code, " above ", 2 * levels, " in ", where));
+        throw Error("dct payload", cat("corrupt: coefficient code ", code, " above ", 2 * levels,
+                                       " in ", block_name(where)));
       block[u * b + v] = static_cast<double>(code - levels) * s / levels;
     }
 }
@@ -169,8 +175,8 @@ void decode(const BlockDct& dct, const DctParams& p, const std::uint8_t* data, s
     for (int br = 0; br < nb; ++br)
       for (int bc = 0; bc < nb; ++bc) {
         std::fill(block.begin(), block.end(), 0.0);
-        const std::string where = cat("face ", f, " block (", br, ", ", bc, ")");
-        decode_block(p, bits, block.data(), where.c_str());
+        const int where[3] = {f, br, bc};
+        decode_block(p, bits, block.data(), where);
         dct.inverse(block.data(), block.data());
         for (int j = 0; j < b; ++j)
           for (int i = 0; i < b; ++i) field.at(f, br * b + j, bc * b + i) = block[j * b + i];
