@@ -43,6 +43,7 @@
 
 // ops: the functional API
 #include "exadnn/ops/comparison.h"
+#include "exadnn/ops/concat.h"
 #include "exadnn/ops/conv.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/factories.h"

@@ -1,7 +1,8 @@
-// halo_exchange (dist/spatial_parallel.h): the rows a kernel reaches across the cut between two
-// ranks' parts of an image, as a graph node. Forward: my last `top`... rows go down, my first
-// `bottom` rows go up; backward: the halo rows' gradients go back to their owners and are added
-// to the rows they came from.
+// The halo exchange (dist/spatial_parallel.h) in two halves: PendingHalo's constructor posts the
+// messages (my last `top` rows down to the rank below, my first `bottom` rows up to the rank above,
+// and the receives of the neighbours' rows) and returns at once, so the caller can compute what
+// needs no halo; finish() waits and returns the halo rows as a graph node whose backward sends the
+// rows' gradients back to their owners and adds what this rank's neighbours send to its edge rows.
 #include <chrono>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "exadnn/autograd/function.h"
 #include "exadnn/dist/parallel_ops.h"
 #include "exadnn/dist/spatial_parallel.h"
+#include "exadnn/ops/concat.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/inplace.h"
 
@@ -17,11 +19,6 @@ namespace {
 
 constexpr const char* kWhere = "dist::halo_exchange";
 constexpr int kTagDown = 1, kTagUp = 2;  // rows travelling to the rank below / above
-
-// Rows [first, first + count) of x [N, C, h, W], contiguous (a message buffer).
-Tensor rows(const Tensor& x, int64_t first, int64_t count) {
-  return x.narrow(2, first, count).contiguous();
-}
 
 // Counts the enclosing scope in parallel_ops_time().
 struct Timer {
@@ -32,86 +29,71 @@ struct Timer {
   }
 };
 
-class HaloExchange : public autograd::Function {
- public:
-  HaloExchange(Communicator comm, int64_t top, int64_t bottom, double fill)
-      : comm_(std::move(comm)), top_(top), bottom_(bottom), fill_(fill) {}
+// Rows [first, first + count) of x [N, C, h, W], contiguous (a message buffer).
+Tensor rows(const Tensor& x, int64_t first, int64_t count) {
+  return x.narrow(2, first, count).contiguous();
+}
 
-  // x [N, C, h, W] → [N, C, top + h + bottom, W].
-  std::vector<Tensor> forward(autograd::FunctionContext&, const std::vector<Tensor>& in) override {
-    const Timer timer;
-    const Tensor& x = in[0];
-    const int64_t h = x.size(2);
-    Shape shape = x.shape();
-    shape[2] = top_ + h + bottom_;
-    Tensor out = full(shape, fill_, TensorOptions().dtype(x.dtype()));
-    copy_(out.narrow(2, top_, h), x);
-    std::vector<Work> sends;
-    Tensor from_above, from_below;
-    std::vector<Work> recvs;
-    if (has_above() && top_ > 0) {  // the rank above's last `top` rows become my top halo
-      from_above = empty(rows(x, 0, top_).shape(), TensorOptions().dtype(x.dtype()));
-      recvs.push_back(comm_.recv(from_above, comm_.rank() - 1, kTagDown));
-    }
-    if (has_below() && bottom_ > 0) {  // the rank below's first `bottom` rows: my bottom halo
-      from_below = empty(rows(x, 0, bottom_).shape(), TensorOptions().dtype(x.dtype()));
-      recvs.push_back(comm_.recv(from_below, comm_.rank() + 1, kTagUp));
-    }
-    if (has_below() && top_ > 0)
-      sends.push_back(comm_.send(rows(x, h - top_, top_), comm_.rank() + 1, kTagDown));
-    if (has_above() && bottom_ > 0)
-      sends.push_back(comm_.send(rows(x, 0, bottom_), comm_.rank() - 1, kTagUp));
-    for (Work& w : recvs) w.wait();
-    if (from_above.defined()) copy_(out.narrow(2, 0, top_), from_above);
-    if (from_below.defined()) copy_(out.narrow(2, top_ + h, bottom_), from_below);
-    for (Work& w : sends) w.wait();
-    return {out};
+Shape with_rows(const Tensor& x, int64_t count) {
+  Shape s = x.shape();
+  s[2] = count;
+  return s;
+}
+
+// The graph node of finish(): forward hands out the rows already received; backward returns the
+// halo rows' gradients to their owners and collects the gradients of this rank's edge rows.
+class HaloRowsNode : public autograd::Function {
+ public:
+  HaloRowsNode(Communicator comm, Tensor top, Tensor bottom)
+      : comm_(std::move(comm)), top_(std::move(top)), bottom_(std::move(bottom)) {}
+
+  std::vector<Tensor> forward(autograd::FunctionContext&, const std::vector<Tensor>&) override {
+    return {top_, bottom_};
   }
 
-  // dy [N, C, top + h + bottom, W] → dx [N, C, h, W]: my rows' own gradient plus what my
-  // neighbours' halos (copies of my edge rows) received.
+  // grad: d(top rows) [N, C, top, W], d(bottom rows) [N, C, bottom, W] → dx [N, C, h, W].
   std::vector<Tensor> backward(autograd::FunctionContext&,
                                const std::vector<Tensor>& grad) override {
     const Timer timer;
-    const Tensor& dy = grad[0];
-    const int64_t h = dy.size(2) - top_ - bottom_;
-    Tensor dx = dy.narrow(2, top_, h).contiguous().clone();
+    const int64_t top = top_.size(2), bottom = bottom_.size(2), h = h_;
+    Tensor dx = zeros(with_rows(top_, h), TensorOptions(top_.dtype()));
     std::vector<Work> sends, recvs;
-    Tensor to_my_bottom, to_my_top;  // from the rank below's top halo / the rank above's bottom
-    if (has_below() && top_ > 0) {
-      to_my_bottom = empty(rows(dx, 0, top_).shape(), TensorOptions().dtype(dy.dtype()));
-      recvs.push_back(comm_.recv(to_my_bottom, comm_.rank() + 1, kTagUp));
+    Tensor to_my_last, to_my_first;  // the rank below's top halo / the rank above's bottom halo
+    if (below() && top > 0) {
+      to_my_last = empty(with_rows(top_, top), TensorOptions(top_.dtype()));
+      recvs.push_back(comm_.recv(to_my_last, comm_.rank() + 1, kTagUp));
     }
-    if (has_above() && bottom_ > 0) {
-      to_my_top = empty(rows(dx, 0, bottom_).shape(), TensorOptions().dtype(dy.dtype()));
-      recvs.push_back(comm_.recv(to_my_top, comm_.rank() - 1, kTagDown));
+    if (above() && bottom > 0) {
+      to_my_first = empty(with_rows(top_, bottom), TensorOptions(top_.dtype()));
+      recvs.push_back(comm_.recv(to_my_first, comm_.rank() - 1, kTagDown));
     }
-    if (has_above() && top_ > 0)
-      sends.push_back(comm_.send(rows(dy, 0, top_), comm_.rank() - 1, kTagUp));
-    if (has_below() && bottom_ > 0)
-      sends.push_back(comm_.send(rows(dy, top_ + h, bottom_), comm_.rank() + 1, kTagDown));
+    if (above() && top > 0)
+      sends.push_back(comm_.send(grad[0].contiguous(), comm_.rank() - 1, kTagUp));
+    if (below() && bottom > 0)
+      sends.push_back(comm_.send(grad[1].contiguous(), comm_.rank() + 1, kTagDown));
     for (Work& w : recvs) w.wait();
-    if (to_my_bottom.defined()) add_(dx.narrow(2, h - top_, top_), to_my_bottom);
-    if (to_my_top.defined()) add_(dx.narrow(2, 0, bottom_), to_my_top);
+    if (to_my_last.defined()) add_(dx.narrow(2, h - top, top), to_my_last);
+    if (to_my_first.defined()) add_(dx.narrow(2, 0, bottom), to_my_first);
     for (Work& w : sends) w.wait();
     return {dx};
   }
 
   std::string name() const override { return kWhere; }
+  int64_t h_ = 0;  // this rank's rows
 
  private:
-  bool has_above() const { return comm_.rank() > 0; }
-  bool has_below() const { return comm_.rank() + 1 < comm_.size(); }
+  bool above() const { return comm_.rank() > 0; }
+  bool below() const { return comm_.rank() + 1 < comm_.size(); }
 
   Communicator comm_;
-  int64_t top_, bottom_;
-  double fill_;
+  Tensor top_, bottom_;
 };
 
 }  // namespace
 
-Tensor halo_exchange(const Tensor& x, const Communicator& comm, int64_t top, int64_t bottom,
-                     double fill) {
+PendingHalo::PendingHalo(const Tensor& x, Communicator comm, int64_t top, int64_t bottom,
+                         double fill)
+    : comm_(std::move(comm)), top_(top), bottom_(bottom) {
   EXADNN_CHECK(x.defined() && x.dim() == 4, kWhere, "expects [N, C, h, W], got ",
                x.defined() ? x.shape() : Shape{});
   EXADNN_CHECK(top >= 0 && bottom >= 0, kWhere, "halo sizes must be >= 0, got top ", top,
@@ -119,7 +101,43 @@ Tensor halo_exchange(const Tensor& x, const Communicator& comm, int64_t top, int
   EXADNN_CHECK(top <= x.size(2) && bottom <= x.size(2), kWhere, "a halo of ", std::max(top, bottom),
                " rows is taller than this rank's ", x.size(2),
                " rows: use fewer ranks or a taller image");
-  return autograd::apply<HaloExchange>({x}, comm, top, bottom, fill)[0];
+  const bool above = comm_.rank() > 0, below = comm_.rank() + 1 < comm_.size();
+  const int64_t h = x.size(2);
+  top_rows_ = full(with_rows(x, top), fill, TensorOptions(x.dtype()));
+  bottom_rows_ = full(with_rows(x, bottom), fill, TensorOptions(x.dtype()));
+  if (above && top > 0) works_.push_back(comm_.recv(top_rows_, comm_.rank() - 1, kTagDown));
+  if (below && bottom > 0) works_.push_back(comm_.recv(bottom_rows_, comm_.rank() + 1, kTagUp));
+  if (below && top > 0)
+    works_.push_back(comm_.send(rows(x, h - top, top), comm_.rank() + 1, kTagDown));
+  if (above && bottom > 0)
+    works_.push_back(comm_.send(rows(x, 0, bottom), comm_.rank() - 1, kTagUp));
+}
+
+PendingHalo::~PendingHalo() {
+  try {
+    for (Work& w : works_) w.wait();  // never leave a message pointing at freed memory
+  } catch (...) {
+  }
+}
+
+HaloRows PendingHalo::finish(const Tensor& x) {
+  {
+    const Timer timer;  // the exchange's time not hidden behind the caller's work
+    for (Work& w : works_) w.wait();
+    works_.clear();
+  }
+  auto node = std::make_shared<HaloRowsNode>(comm_, top_rows_, bottom_rows_);
+  node->h_ = x.size(2);
+  // x is the node's input: the halo rows' gradients flow back to the neighbours' edge rows.
+  const std::vector<Tensor> out = autograd::apply_function(node, {x});
+  return {out[0], out[1]};
+}
+
+Tensor halo_exchange(const Tensor& x, const Communicator& comm, int64_t top, int64_t bottom,
+                     double fill) {
+  PendingHalo pending(x, comm, top, bottom, fill);
+  const HaloRows halo = pending.finish(x);
+  return cat({halo.top, x, halo.bottom}, 2);
 }
 
 }  // namespace exadnn::dist

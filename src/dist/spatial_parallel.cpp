@@ -9,6 +9,7 @@
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/dist/parallel_ops.h"
 #include "exadnn/nn/batch_norm.h"
+#include "exadnn/ops/concat.h"
 #include "exadnn/ops/conv.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/factories.h"
@@ -60,13 +61,36 @@ SpatialConv2d::SpatialConv2d(const nn::Conv2dOptions& options, Communicator comm
 
 Tensor SpatialConv2d::forward(const Tensor& x) {
   Conv2dParams params = options_.params();
-  const int64_t reach = params.dilation.h * (options_.kernel().h - 1) + 1;
-  const Halo halo = halo_for("SpatialConv2d", x, reach, params.stride.h, params.padding.h);
+  const int64_t k = params.dilation.h * (options_.kernel().h - 1) + 1, s = params.stride.h;
+  const Halo halo = halo_for("SpatialConv2d", x, k, s, params.padding.h);
   params.padding = Size2(0, params.padding.w);
   // The weights are used by every rank's rows: their gradient is the sum over the ranks.
   const Tensor w = copy_to_group(weight, comm_);
   const Tensor b = bias.defined() ? copy_to_group(bias, comm_) : Tensor();
-  return conv2d(halo_exchange(x, comm_, halo.top, halo.bottom), w, b, params);
+  // Output row o reads rows o·s .. o·s + k − 1 of [top halo; x; bottom halo]. The rows that read x
+  // only (the interior) are computed while the halo rows travel: they start at x row r0, the first
+  // with r0 + top ≡ 0 (mod s), i.e. at output row o0 = (r0 + top) / s.
+  const int64_t h = x.size(2), r0 = (s - halo.top % s) % s, o0 = (r0 + halo.top) / s;
+  const int64_t interior = h - r0 >= k ? (h - r0 - k) / s + 1 : 0, outputs = h / s;
+  PendingHalo pending(x, comm_, halo.top, halo.bottom);
+  if (interior == 0 || (halo.top == 0 && halo.bottom == 0)) {
+    const HaloRows rows = pending.finish(x);
+    return conv2d(cat({rows.top, x, rows.bottom}, 2), w, b, params);
+  }
+  const Tensor middle = conv2d(x.narrow(2, r0, h - r0), w, b, params).narrow(2, 0, interior);
+  const HaloRows rows = pending.finish(x);
+  std::vector<Tensor> parts;
+  if (o0 > 0)  // output rows 0 .. o0 − 1 read the top halo and x rows 0 .. (o0 − 1)·s + k − top
+    parts.push_back(
+        conv2d(cat({rows.top, x.narrow(2, 0, (o0 - 1) * s + k - halo.top)}, 2), w, b, params));
+  parts.push_back(middle);
+  const int64_t next = o0 + interior;  // output rows next .. outputs − 1 read the bottom halo
+  if (next < outputs) {
+    const int64_t first = next * s - halo.top;  // x row that output row `next` starts at
+    parts.push_back(conv2d(cat({x.narrow(2, first, h - first), rows.bottom}, 2), w, b, params)
+                        .narrow(2, 0, outputs - next));
+  }
+  return cat(parts, 2);
 }
 
 // --- SpatialMaxPool2d -------------------------------------------------------------------------

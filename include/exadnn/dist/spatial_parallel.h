@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "exadnn/dist/communicator.h"
 #include "exadnn/nn/conv.h"
@@ -34,6 +35,32 @@ namespace exadnn::dist {
 /// rank above and the first `bottom` rows of the rank below (`fill` at the image's edges).
 Tensor halo_exchange(const Tensor& x, const Communicator& comm, int64_t top, int64_t bottom,
                      double fill = 0.0);
+
+/// The rows above ([N, C, top, W]) and below ([N, C, bottom, W]) a rank's part.
+struct HaloRows {
+  Tensor top, bottom;
+};
+
+/// A halo exchange in two halves, so the work that needs no halo overlaps the messages: the
+/// constructor posts them and returns; finish(x) waits and returns the rows as a graph node (its
+/// backward returns their gradients to the neighbours). Every rank must make the same exchanges in
+/// the same order.
+class PendingHalo {
+ public:
+  PendingHalo(const Tensor& x, Communicator comm, int64_t top, int64_t bottom, double fill = 0.0);
+  ~PendingHalo();  // waits for messages still in flight
+  PendingHalo(const PendingHalo&) = delete;
+  PendingHalo& operator=(const PendingHalo&) = delete;
+  /// The neighbours' rows (`fill` at the image's edges); `x` is the tensor given to the
+  /// constructor.
+  HaloRows finish(const Tensor& x);
+
+ private:
+  Communicator comm_;
+  int64_t top_, bottom_;
+  Tensor top_rows_, bottom_rows_;
+  std::vector<Work> works_;
+};
 
 /// nn::Conv2d on height-split images: x [N, C_in, h, W] → [N, C_out, h / stride, W_out].
 class SpatialConv2d : public nn::Module {
