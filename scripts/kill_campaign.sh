@@ -7,7 +7,16 @@
 # be absolute: the campaign runs inside WORKDIR). The campaign first times an uninterrupted run
 # (its start-up and its epochs), then kills each start at a uniform random moment of the training
 # it has left. Prints one line per kill and exits non-zero, naming the kill, on any broken promise.
+# Environment:
+#   KILL_CAMPAIGN_SEED      the kill moments' random seed (default: the script's PID)
+#   KILL_CAMPAIGN_LAUNCHER  a command that starts the training, e.g. "mpirun -np 3" for an MPI
+#                           strategy (with --set distributed.mode=... after --); a kill then
+#                           SIGKILLs the whole job at once: the launcher and every process under it
+#   KILL_CAMPAIGN_EXACT     1 (default): the final weights must be bit-identical to the
+#                           uninterrupted run's; 0 for a run that is not deterministic by nature
+#                           (asynchronous SGD): then only resumability and a readable last.ckpt
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/kill_common.sh"
 exadnn=$(realpath "$1")
 kills=${2:-20}
 work=${3:-kill_campaign}
@@ -17,6 +26,8 @@ overrides=("$@")
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 seed=${KILL_CAMPAIGN_SEED:-$$}
 RANDOM=$seed
+read -r -a launcher <<< "${KILL_CAMPAIGN_LAUNCHER:-}"
+exact=${KILL_CAMPAIGN_EXACT:-1}
 
 # The tensors of a checkpoint (its data section: after the 20-byte preamble and the JSON header,
 # before the 8-byte checksum); the header's run history holds wall times, which differ.
@@ -28,7 +39,7 @@ tensor_digest() {
 }
 
 start=$(date +%s.%N)
-if ! "$exadnn" train "${overrides[@]}" --checkpoint-dir reference > reference.log 2>&1; then
+if ! "${launcher[@]}" "$exadnn" train "${overrides[@]}" --checkpoint-dir reference > reference.log 2>&1; then
   cat reference.log >&2
   echo "FAIL: the uninterrupted run failed (paths after -- are read from inside $work)" >&2
   exit 1
@@ -49,13 +60,13 @@ finished=0
 for ((k = 1; k <= kills; ++k)); do
   resume=()
   [[ -f run/last.ckpt ]] && resume=(--resume)
-  "$exadnn" train "${overrides[@]}" --checkpoint-dir run "${resume[@]}" > "run_$k.log" 2>&1 &
+  "${launcher[@]}" "$exadnn" train "${overrides[@]}" --checkpoint-dir run "${resume[@]}" > "run_$k.log" 2>&1 &
   pid=$!
   # After the start-up, a moment within the training left (the uninterrupted run's pace).
   delay=$(awk -v s="$startup" -v t="$training" -v e="$epochs" -v d="$done_epochs" -v r="$RANDOM" \
     'BEGIN { printf "%.3f", s + t * (e - d) / e * r / 32768 }')
   sleep "$delay"
-  if kill -KILL "$pid" 2> /dev/null; then what="killed after ${delay} s"; else what="finished first"; fi
+  if kill_tree "$pid"; then what="killed after ${delay} s"; else what="finished first"; fi
   wait "$pid" 2> /dev/null || true
   last=$(grep -o 'epoch [0-9]*/' "run_$k.log" | tail -1 | tr -dc '0-9' || true)
   done_epochs=${last:-$done_epochs}
@@ -79,10 +90,18 @@ echo "runs that ended before their kill (then started afresh): $finished"
 
 resume=()
 [[ -f run/last.ckpt ]] && resume=(--resume)
-"$exadnn" train "${overrides[@]}" --checkpoint-dir run "${resume[@]}" > run_final.log 2>&1
+if ! "${launcher[@]}" "$exadnn" train "${overrides[@]}" --checkpoint-dir run "${resume[@]}" > run_final.log 2>&1; then
+  cat run_final.log >&2
+  echo "FAIL: the run did not resume after the last kill" >&2
+  exit 1
+fi
 want=$(tensor_digest reference/last.ckpt)
 got=$(tensor_digest run/last.ckpt)
 leftovers=$(find run -name '*.tmp.*' | wc -l)
 echo "final weights: uninterrupted ${want:0:16}, killed ${kills}x and resumed ${got:0:16}; temporaries left: ${leftovers}"
+if [[ $exact != 1 ]]; then
+  echo "kill campaign ok (resumed after every kill, last.ckpt always readable; weights not compared: KILL_CAMPAIGN_EXACT=0)"
+  exit 0
+fi
 [[ $want == "$got" ]] || { echo "FAIL: the resumed run's weights differ from the uninterrupted run's" >&2; exit 1; }
 echo "kill campaign ok"

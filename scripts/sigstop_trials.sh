@@ -13,17 +13,8 @@ mpirun=(mpirun --allow-run-as-root --oversubscribe -np 2)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The PID of the given MPI rank among mpirun's children (Open MPI sets OMPI_COMM_WORLD_RANK).
-rank_pid() {
-  local launcher=$1 rank=$2 pid
-  for pid in $(pgrep -P "$launcher"); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$rank"; then
-      echo "$pid"
-      return 0
-    fi
-  done
-  return 1
-}
+# rank_pid LAUNCHER RANK: the PID of an MPI rank among mpirun's children.
+source scripts/kill_common.sh
 
 hangs=0 ended=0
 for transport in mpi shared_memory; do
