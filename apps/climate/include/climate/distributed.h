@@ -28,7 +28,8 @@ class DistributedShallowWater : public Distribution {
  public:
   /// Collective over `comm` (duplicated: the solver's messages never match the caller's). Rank r
   /// of comm owns Partition(mesh, size).owned(r); more ranks than elements are refused. Keeps a
-  /// reference to `mesh`, which must outlive it.
+  /// reference to `mesh`, which must outlive it; destroy it before MPI is finalised (it frees
+  /// its communicator).
   DistributedShallowWater(const CubedSphere& mesh, ShallowWaterParams params, MPI_Comm comm);
   ~DistributedShallowWater() override;
 
