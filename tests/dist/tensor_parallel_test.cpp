@@ -113,6 +113,31 @@ TEST(ParallelOps, SplitsThatDoNotDivideAreErrors) {
   EXPECT_THROW(all_gather(x, comm, 5), Error);
 }
 
+TEST(ParallelOps, SendAndReceiveCarryValuesForwardAndGradientsBack) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "needs two ranks";
+  // One process: y = sum(tanh(x · W)); rank 0 computes x · W and sends it, rank 1 the rest.
+  manual_seed(2);
+  const Tensor x = randn({3, 4}, TensorOptions(DType::f64));
+  const Tensor w = randn({4, 5}, TensorOptions(DType::f64).requires_grad());
+  sum(tanh(matmul(x, w))).backward();
+  const auto want = values(w.grad());
+  const Tensor w2 = w.detach().clone().requires_grad_(true);
+  if (comm.rank() == 0) {
+    const Tensor token = send_to(matmul(x, w2), comm, 1, 7);
+    EXPECT_EQ(token.numel(), 1);
+    token.backward();  // receives d(x · W) from rank 1
+    const auto got = values(w2.grad());
+    for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-12);
+  } else if (comm.rank() == 1) {
+    const Tensor h = recv_from(comm, 0, 7);
+    EXPECT_EQ(h.shape(), (Shape{3, 5}));
+    EXPECT_TRUE(h.requires_grad());
+    sum(tanh(h)).backward();  // sends d(x · W) back to rank 0
+  }
+  comm.barrier().wait();
+}
+
 // --- layers --------------------------------------------------------------------------------------
 
 constexpr int64_t kIn = 6, kHidden = 24, kOut = 12;  // 24 and 12 divide over 1, 2, 3 and 4

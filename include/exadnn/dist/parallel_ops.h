@@ -49,6 +49,14 @@ Tensor all_gather(const Tensor& x, const Communicator& comm, int64_t dim);
 /// Σ_ranks x, shape [..., n, ...] → rank r keeps block r, [..., n/P, ...]; backward all-gathers.
 Tensor reduce_scatter(const Tensor& x, const Communicator& comm, int64_t dim);
 
+/// Point to point, differentiable: rank A calls send_to(x, B), rank B calls recv_from(A) in the
+/// same order. send_to returns a 0-d zero "token" that depends on x: add it to A's loss, so that
+/// A's backward reaches the send, whose backward receives dx from B. recv_from returns x's values
+/// as a tensor requiring grad, whose backward sends its gradient back to A. `tag` (>= 0) tells
+/// apart pairs between the same ranks. Shapes and dtypes travel with the values.
+Tensor send_to(const Tensor& x, const Communicator& comm, int dst, int tag = 0);
+Tensor recv_from(const Communicator& comm, int src, int tag = 0);
+
 /// Time this process spent inside the collectives above and the halo exchange
 /// (dist/spatial_parallel.h), forward and backward, since the start or the last reset: for
 /// benchmarks that split a step into computation and communication. Thread-safe.
