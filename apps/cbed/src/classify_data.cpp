@@ -64,15 +64,29 @@ ClassifyData make_classify_data(const ClassifyDataOptions& o) {
     bool test;
     int64_t label;
   };
-  std::vector<Job> jobs;
+  std::vector<Job> candidates;
+  std::vector<int64_t> available(size_t(classes), 0);  // training candidates per class
   for (int64_t m = 0; m < o.materials; ++m) {
     const int group = o.generate.groups[size_t(m % int64_t(o.generate.groups.size()))];
     const int64_t label = class_of_group[size_t(group)];
     const bool test = unit(o.generate.seed, m, 11) < o.test_fraction;
-    const double keep =
-        classes > 1 ? std::pow(o.imbalance, -double(label) / double(classes - 1)) : 1.0;
-    if (test || unit(o.generate.seed, m, 12) < keep) jobs.push_back({m, test, label});
+    candidates.push_back({m, test, label});
+    if (!test) ++available[size_t(label)];
   }
+  // Training quotas n_c = A r^(-c / (K - 1)), A as large as the candidates allow (imbalance 1:
+  // each class keeps all of its candidates).
+  std::vector<int64_t> quota = available;
+  if (o.imbalance > 1 && classes > 1) {
+    double a = HUGE_VAL;
+    const auto ratio = [&](int64_t c) { return std::pow(o.imbalance, -double(c) / (classes - 1)); };
+    for (int64_t c = 0; c < classes; ++c)
+      if (available[size_t(c)] > 0) a = std::min(a, double(available[size_t(c)]) / ratio(c));
+    for (int64_t c = 0; c < classes; ++c)
+      quota[size_t(c)] = std::min(available[size_t(c)], int64_t(std::lround(a * ratio(c))));
+  }
+  std::vector<Job> jobs;
+  for (const Job& j : candidates)
+    if (j.test || quota[size_t(j.label)]-- > 0) jobs.push_back(j);
   // Generate in parallel; each job writes its own slot.
   std::vector<GeneratedSample> samples(jobs.size());
   std::atomic<size_t> next{0};

@@ -49,13 +49,15 @@ TEST(ClassifyData, LabelsSplitsAndScale) {
 }
 
 TEST(ClassifyData, ImbalanceThinsTheLaterClassesOfTheTrainingSet) {
-  cbed::ClassifyDataOptions o = small(140);
+  cbed::ClassifyDataOptions o = small(560);
   o.imbalance = 20;
   o.generate.stack.multislice.grid.nx = o.generate.stack.multislice.grid.ny = 8;
   const cbed::ClassifyData d = cbed::make_classify_data(o);
-  // Class c keeps a training material with probability 20^(-c/6): about 14 of triclinic's,
-  // about 1 of cubic's.
-  EXPECT_GT(d.train_counts.front(), 4 * std::max<int64_t>(d.train_counts.back(), 1));
+  // n_c = A 20^(-c/6): triclinic 20 times cubic, within rounding.
+  ASSERT_GT(d.train_counts.back(), 0);
+  EXPECT_NEAR(double(d.train_counts.front()) / double(d.train_counts.back()), 20.0, 20.0 / 2);
+  for (size_t c = 1; c < d.train_counts.size(); ++c)
+    EXPECT_LE(d.train_counts[c], d.train_counts[c - 1]) << d.class_names[c];
   o.imbalance = 0.5;
   try {
     cbed::make_classify_data(o);

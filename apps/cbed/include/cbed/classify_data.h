@@ -23,8 +23,9 @@ struct ClassifyDataOptions {
   int64_t materials = 700;     // candidate material ids 0..materials-1
   double test_fraction = 0.2;  // of the candidates, held out (by material)
   /// The training set's ratio of its most to its least frequent class: class c of K (in the
-  /// order of class_names) keeps a training material with probability imbalance^(-c / (K - 1));
-  /// 1 keeps all. The test set stays as generated.
+  /// order of class_names) keeps its first n_c = A·imbalance^(-c / (K - 1)) training materials,
+  /// A as large as the candidates allow (so n_0 : n_{K-1} = imbalance); 1 keeps all. The test
+  /// set stays as generated.
   double imbalance = 1;
   int threads = 0;  // generation threads (0: all cores)
 };
