@@ -45,6 +45,7 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 const std::vector<std::string> kFields{"h", "u", "v"};
+constexpr int kParts = 64;
 
 double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -90,8 +91,12 @@ void climate_simulate(flow::ModuleContext& ctx) {
   const int n = ne * (p + 1);
   auto previous = Clock::now();
   for (int k = 0; k <= steps; ++k) {
-    for (int part = 1; k > 0 && part <= 8; ++part) {  // the step, with progress on the sends
-      sim.advance_to((k - 1 + part / 8.0) * every);
+    // The output step in kParts pieces, the sends in flight driven between them: Open MPI moves
+    // a large message's data only inside MPI calls of the sender, so without them the transfer
+    // waits for the next wait() (measured: 8 pieces per output step left the simulation waiting
+    // 13 % of its run).
+    for (int part = 1; k > 0 && part <= kParts; ++part) {
+      sim.advance_to((k - 1 + static_cast<double>(part) / kParts) * every);
       progress();
     }
     const Fields fields = k == 0 ? first : correction_fields(solver, sim.state());

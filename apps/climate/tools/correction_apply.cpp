@@ -1,0 +1,106 @@
+// climate_correct: the corrected output of a compressed stream — decodes every step of a stream
+// file (stream.h) and applies the learned correction stored beside it (the checkpoint the
+// in-situ workflow's trainer wrote), with nothing else.
+//
+//   climate_correct STREAM CHECKPOINT [-o DIR]
+//
+// Prints per step the largest change the correction made to each field and its relative change
+// of the field's mass (∫ field dA, which the correction keeps); with -o writes
+// DIR/<field>_<step>.f64 (raw little-endian f64 [6][n][n], the layout of climate_decompress). A
+// missing or foreign file, or a network that does not fit the stream's mesh, stops it with one line
+// naming the fault.
+#include <exadnn/io/checkpoint.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "climate/correction.h"
+#include "climate/stream.h"
+#include "exadnn/core/error.h"
+
+namespace {
+
+using namespace climate;
+
+// The metadata entry `key` of the checkpoint, or an Error naming the file.
+std::string entry(const exadnn::io::Checkpoint& ckpt, const std::string& key) {
+  const auto it = ckpt.metadata.find(key);
+  if (it == ckpt.metadata.end())
+    throw exadnn::Error("climate_correct", ckpt.path + " has no '" + key +
+                                               "': not a correction written by the workflow");
+  return it->second;
+}
+
+int run(const std::string& stream_path, const std::string& weights, const std::string& dir) {
+  const exadnn::io::Checkpoint ckpt = exadnn::io::load_checkpoint(weights);
+  if (entry(ckpt, "kind") != "climate_correction")
+    throw exadnn::Error("climate_correct", weights + " holds a '" + entry(ckpt, "kind") +
+                                               "', not a climate_correction");
+  StreamReader reader(stream_path);
+  const StreamHeader& h = reader.header();
+  if (std::to_string(h.ne) != entry(ckpt, "ne") || std::to_string(h.p) != entry(ckpt, "p"))
+    throw exadnn::Error("climate_correct", weights + " was trained on (Ne, p) = (" +
+                                               entry(ckpt, "ne") + ", " + entry(ckpt, "p") + "), " +
+                                               stream_path + " holds (" + std::to_string(h.ne) +
+                                               ", " + std::to_string(h.p) + ")");
+  CorrectionOptions options{.fields = static_cast<int>(h.fields.size()),
+                            .width = std::stoi(entry(ckpt, "width")),
+                            .depth = std::stoi(entry(ckpt, "depth"))};
+  std::stringstream periods(entry(ckpt, "periods"));
+  for (std::string p; std::getline(periods, p, ',');)
+    if (!p.empty()) options.periods.push_back(std::stoi(p));
+  const CubedSphere mesh(h.ne, h.p);
+  Correction correction(mesh, options);
+  correction.load(ckpt.tensors);
+  const FaceField weights_field = face_area_weights(mesh);
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  StreamStep step;
+  while (reader.next(step)) {
+    const Fields decoded = reader.decode(step);
+    const Fields corrected = correction.apply(decoded);
+    std::printf("step %llu (t = %.0f s):", static_cast<unsigned long long>(step.step), step.time);
+    for (size_t c = 0; c < decoded.size(); ++c) {
+      double change = 0, magnitude = 0;
+      for (size_t k = 0; k < decoded[c].data.size(); ++k) {
+        change = std::max(change, std::abs(corrected[c].data[k] - decoded[c].data[k]));
+        magnitude += weights_field.data[k] * std::abs(decoded[c].data[k]);
+      }
+      const double mass_change =
+          std::abs(integral(weights_field, corrected[c]) - integral(weights_field, decoded[c]));
+      std::printf(" %s max change %.3g, mass change %.1e;", h.fields[c].c_str(), change,
+                  magnitude > 0 ? mass_change / magnitude : mass_change);
+      if (!dir.empty()) {
+        const std::string path = dir + "/" + h.fields[c] + "_" + std::to_string(step.step) + ".f64";
+        std::ofstream out(path, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(corrected[c].data.data()),
+                  static_cast<std::streamsize>(corrected[c].raw_bytes()));
+        if (!out) throw exadnn::Error("climate_correct", "cannot write " + path);
+      }
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string stream, weights, dir;
+  CLI::App app{"Applies the learned correction to a compressed stream"};
+  app.add_option("stream", stream, "the compressed-stream file")->required();
+  app.add_option("checkpoint", weights, "the correction the workflow stored")->required();
+  app.add_option("-o,--out", dir, "write the corrected fields here");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    return run(stream, weights, dir);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "climate_correct: %s\n", e.what());
+    return 1;
+  }
+}
