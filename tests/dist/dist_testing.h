@@ -43,6 +43,21 @@ inline void train_on_fixed_batch(nn::Module& model, int64_t begin, int64_t count
   }
 }
 
+/// `steps` SGD steps (momentum 0.9) of cross-entropy on (x, y); the loss before each step.
+inline std::vector<double> sgd_losses(nn::Module& model, const Tensor& x, const Tensor& y,
+                                      int steps, double lr) {
+  optim::SGD opt(model.parameters(), optim::SGDOptions(lr).momentum(0.9));
+  std::vector<double> losses;
+  for (int s = 0; s < steps; ++s) {
+    opt.zero_grad();
+    Tensor loss = nn::cross_entropy(model(x), y);
+    loss.backward();
+    opt.step();
+    losses.push_back(loss.item<double>());
+  }
+  return losses;
+}
+
 /// Every parameter of `a` equals `b`'s within rtol (relative to max(1, |b|)), wherever they live.
 inline ::testing::AssertionResult same_weights(nn::Module& a, nn::Module& b, double rtol) {
   const auto pa = a.parameters(), pb = b.parameters();

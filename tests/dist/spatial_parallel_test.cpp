@@ -88,16 +88,7 @@ struct Image {
 };
 
 std::vector<double> train(nn::Module& model, const Tensor& x, const Tensor& y, int steps) {
-  optim::SGD opt(model.parameters(), optim::SGDOptions(0.05).momentum(0.9));
-  std::vector<double> losses;
-  for (int s = 0; s < steps; ++s) {
-    opt.zero_grad();
-    Tensor loss = nn::cross_entropy(model(x), y);
-    loss.backward();
-    opt.step();
-    losses.push_back(loss.item<double>());
-  }
-  return losses;
+  return testing::sgd_losses(model, x, y, steps, 0.05);
 }
 
 TEST(SpatialParallel, SplitImageTrainsLikeTheWholeImage) {

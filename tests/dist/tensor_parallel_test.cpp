@@ -156,16 +156,7 @@ std::vector<double> train_steps(nn::Module& model, int steps = 10) {
   std::vector<int64_t> labels;
   for (int64_t i = 0; i < 16; ++i) labels.push_back((i * 5) % kOut);
   const Tensor y = from_vector<int64_t>(labels);
-  optim::SGD opt(model.parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  std::vector<double> losses;
-  for (int s = 0; s < steps; ++s) {
-    opt.zero_grad();
-    Tensor loss = nn::cross_entropy(model(x), y);
-    loss.backward();
-    opt.step();
-    losses.push_back(loss.item<double>());
-  }
-  return losses;
+  return testing::sgd_losses(model, x, y, steps, 0.1);
 }
 
 void expect_close(const std::vector<double>& a, const std::vector<double>& b, double rtol) {
