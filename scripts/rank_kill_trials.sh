@@ -30,13 +30,13 @@ read -r -a mpiexec <<< "${RANK_KILL_MPIEXEC:-mpirun --allow-run-as-root --oversu
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 config=$here/tests/cli/kill_campaign.yaml
-# The workflow: 8 four-epoch trainings of the kill campaign's MLP scheduled over 2 workers, then
+# The workflow: 8 thirty-epoch trainings (minutes: the kill lands mid-run) of the kill campaign's MLP scheduled over 2 workers, then
 # select_best collects their results from the tuple space.
 cat > "$work/workflow.yaml" <<YAML
 modules:
   train:
     run: train_mlp
-    args: {epochs: 4, threads: 1, config: $config}
+    args: {epochs: 30, threads: 1, config: $config}
     ensemble: {instances: 8}
   select: {run: select_best, args: {results: 8}}
 workflow:
@@ -74,8 +74,9 @@ for mode in $modes; do
     sleep "$delay"
     pid=$(rank_pid "$launcher" "$victim")
     if [[ -z $pid ]]; then
-      echo "$mode trial $t: rank $victim not running ${delay} s after the launch (job ended early?)"
       kill_tree "$launcher"; wait "$launcher" 2> /dev/null
+      echo "$mode trial $t: rank $victim not running ${delay} s after the launch (job ended with status $?):"
+      tail -8 "$log" | sed 's/^/    /'
       failures=$((failures + 1))
       continue
     fi
