@@ -72,7 +72,12 @@ for mode in $modes; do
     victim=$((RANDOM % np))
     delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.1f", 0.5 + 9.5 * r / 32768 }')
     sleep "$delay"
-    pid=$(rank_pid "$launcher" "$victim")
+    # (a rank that mpirun has not started yet, on a busy machine, is waited for, up to 10 s)
+    for ((i = 0; i < 100; i++)); do
+      pid=$(rank_pid "$launcher" "$victim") && break
+      kill -0 "$launcher" 2> /dev/null || break
+      sleep 0.1
+    done
     if [[ -z $pid ]]; then
       kill_tree "$launcher"; wait "$launcher" 2> /dev/null
       echo "$mode trial $t: rank $victim not running ${delay} s after the launch (job ended with status $?):"
