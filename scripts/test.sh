@@ -31,5 +31,6 @@ echo "== unit tests (ASan + UBSan) =="
 # runs (label long) and the reliability runs (label reliability: the kill campaign and the resident
 # memory series; ASan's quarantine would grow the latter).
 ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1" \
+  LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" \
   ctest --test-dir build-asan --output-on-failure -j "$JOBS" -LE "install|dist|flow|mpi|long|reliability" --timeout 1800
 echo "== all tests passed =="

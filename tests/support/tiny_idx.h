@@ -65,6 +65,7 @@ inline train::TrainConfig tiny_config(const fs::path& dir, int epochs) {
 
 inline fs::path scratch() {
   const fs::path dir = fs::temp_directory_path() / ("exadnn_cli_" + std::to_string(::getpid()));
+  fs::remove_all(dir);  // an earlier process with the same pid (a second test run) left its files
   fs::create_directories(dir);
   write_split(dir, "train", 192, 1);
   write_split(dir, "test", 60, 2);
