@@ -8,12 +8,13 @@
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/operators.h"
+#include "tensor_message.h"
 
 namespace exadnn::dist {
 namespace {
 
 constexpr const char* kWhere = "dist::PipelineParallel";
-constexpr int64_t kMaxDims = 8;  // header: dtype, rank, up to kMaxDims sizes
+constexpr int64_t kMaxDims = detail::kMaxMessageDims;
 
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t0) {
@@ -98,23 +99,12 @@ PipelineParallel::PipelineParallel(const nn::Sequential& model, Communicator com
 }
 
 void PipelineParallel::send_tensor(const Tensor& t, int dst, int tag) {
-  EXADNN_CHECK(t.dim() <= kMaxDims, kWhere, "activations of more than ", kMaxDims,
-               " dimensions cannot be sent, got ", t.shape());
-  std::vector<int64_t> header{static_cast<int64_t>(t.dtype()), t.dim()};
-  for (int64_t s : t.shape()) header.push_back(s);
-  header.resize(2 + kMaxDims, 0);
-  pending_sends_.push_back(comm_.send(from_vector<int64_t>(header), dst, tag));
-  pending_sends_.push_back(comm_.send(t.contiguous(), dst, tag));
+  for (Work& w : detail::send_tensor_message(t, comm_, dst, tag, kWhere))
+    pending_sends_.push_back(std::move(w));
 }
 
 Tensor PipelineParallel::recv_tensor(int src, int tag) {
-  Tensor header = empty({2 + kMaxDims}, TensorOptions().dtype(DType::i64));
-  comm_.recv(header, src, tag).wait();
-  const int64_t* h = header.data<int64_t>();
-  Shape shape(std::vector<int64_t>(h + 2, h + 2 + h[1]));
-  Tensor t = empty(shape, TensorOptions().dtype(static_cast<DType>(h[0])));
-  comm_.recv(t, src, tag).wait();
-  return t;
+  return detail::recv_tensor_message(comm_, src, tag);
 }
 
 Tensor PipelineParallel::micro_batch_loss(const Tensor& output, const Tensor& target) const {

@@ -1,38 +1,23 @@
 // send_to / recv_from (dist/parallel_ops.h): a tensor's values forward from one rank to another
 // and its gradient back, as graph nodes on both sides. Each message is a shape header (dtype,
-// rank, sizes) and then the values, on the pair's tag.
+// rank, sizes) and then the values, on the pair's tag (tensor_message.h).
 #include <string>
 #include <vector>
 
 #include "exadnn/autograd/function.h"
 #include "exadnn/dist/parallel_ops.h"
 #include "exadnn/ops/factories.h"
+#include "tensor_message.h"
 
 namespace exadnn::dist {
 namespace {
 
-constexpr int64_t kMaxDims = 8;
-
 void send_values(const Tensor& t, const Communicator& comm, int dst, int tag) {
-  EXADNN_CHECK(t.dim() <= kMaxDims, "dist::send_to", "tensors of more than ", kMaxDims,
-               " dimensions cannot be sent, got ", t.shape());
-  std::vector<int64_t> header{static_cast<int64_t>(t.dtype()), t.dim()};
-  for (int64_t s : t.shape()) header.push_back(s);
-  header.resize(2 + kMaxDims, 0);
-  Work a = comm.send(from_vector<int64_t>(header), dst, tag);
-  Work b = comm.send(t.contiguous(), dst, tag);
-  a.wait();
-  b.wait();
+  for (Work& w : detail::send_tensor_message(t, comm, dst, tag, "dist::send_to")) w.wait();
 }
 
 Tensor recv_values(const Communicator& comm, int src, int tag) {
-  Tensor header = empty({2 + kMaxDims}, TensorOptions(DType::i64));
-  comm.recv(header, src, tag).wait();
-  const int64_t* h = header.data<int64_t>();
-  Tensor t = empty(Shape(std::vector<int64_t>(h + 2, h + 2 + h[1])),
-                   TensorOptions(static_cast<DType>(h[0])));
-  comm.recv(t, src, tag).wait();
-  return t;
+  return detail::recv_tensor_message(comm, src, tag);
 }
 
 // Sender: forward sends x and returns a zero token; backward receives dx.
