@@ -2,6 +2,7 @@
 # Installs every Debian package exadnn needs: build, tests, benchmarks, datasets.
 # Run as root on Debian 12 (bookworm). Safe to run again: apt skips what is installed.
 #   --bench   also PyTorch (python3-torch, ~1 GB), used only by bench/compare_pytorch.sh
+#   --fuzz    also clang and its libFuzzer runtime, used only by scripts/fuzz.sh
 set -euo pipefail
 
 PACKAGES=(
@@ -31,7 +32,13 @@ PACKAGES=(
   libhdf5-openmpi-dev
 )
 
-if [ "${1:-}" = "--bench" ]; then PACKAGES+=(python3-torch python3-numpy); fi
+for arg in "$@"; do
+  case "$arg" in
+    --bench) PACKAGES+=(python3-torch python3-numpy) ;;
+    # clang, its sanitizer and libFuzzer runtimes and OpenMP: scripts/fuzz.sh (docs/fuzzing.md)
+    --fuzz) PACKAGES+=(clang libclang-rt-dev libomp-dev) ;;
+  esac
+done
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -1,0 +1,19 @@
+// Harness: HDF5 files through the framework's reader (src/data/hdf5.cpp): the dataset list, then
+// every dataset read (at most 8), and the seeds' "x"/"y" pair as a dataset. What is checked is the
+// reader's own checks of what libhdf5 reports (types, shapes, sizes, values); libhdf5 itself is
+// not instrumented.
+#include "exadnn/data/hdf5.h"
+#include "fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace exadnn;
+  static const fuzz::InputFile file(".h5");
+  const std::string& path = file.write(data, size);
+  std::vector<std::string> names;
+  fuzz::accept_or_reject([&] { names = data::hdf5_dataset_names(path); });
+  if (names.size() > 8) names.resize(8);
+  for (const std::string& name : names)
+    fuzz::accept_or_reject([&] { data::read_hdf5(path, name, data::NonFinite::allow); });
+  fuzz::accept_or_reject([&] { data::load_hdf5_dataset(path, "x", "y"); });
+  return 0;
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The fuzzing campaign (docs/fuzzing.md): builds the libFuzzer harnesses of fuzz/ with clang
+# (EXADNN_FUZZ=ON, build dir build-fuzz) and runs each for MINUTES on its seed corpus and
+# dictionary, one harness after the other.
+#
+#   scripts/fuzz.sh MINUTES [HARNESS...]    (every harness when none is named)
+#
+# New corpus inputs go to build-fuzz/corpus/<harness>/ (fuzz/corpus/ keeps the committed seeds);
+# each crash, timeout, leak or out-of-memory input is copied to fuzz/regressions/<harness>/, which
+# the CTest replay fuzz.replay.<harness> runs from then on. A crash ends that harness's run (fix it,
+# then run again). Prints per harness: minutes run, executions, coverage (libFuzzer's cov and ft
+# of its last line) and the artifacts found; exits 1 if any harness found one.
+# Environment: JOBS (build jobs, default nproc), FUZZ_BUILD_LOCK (a file to flock around the
+# build, for shared machines), FUZZ_BUILD_DIR (default build-fuzz). Needs clang and its runtimes
+# (scripts/setup.sh --fuzz).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MINUTES="${1:?usage: scripts/fuzz.sh MINUTES [HARNESS...]}"
+shift
+ALL=(idx csv hdf5 checkpoint train_config control_file flow_wire climate_stream cbed_shard)
+if [ "$#" -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=("${ALL[@]}"); fi
+BUILD="${FUZZ_BUILD_DIR:-build-fuzz}"
+JOBS="${JOBS:-$(nproc)}"
+
+echo "== configure and build ($BUILD, clang, EXADNN_FUZZ=ON) =="
+# -O1 with line tables: a compromise between compile time and speed of the instrumented code.
+CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DEXADNN_FUZZ=ON -DEXADNN_CUDA=OFF \
+  -DEXADNN_BUILD_TESTS=OFF -DEXADNN_BUILD_BENCHMARKS=OFF -DEXADNN_BUILD_EXAMPLES=OFF \
+  -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -gline-tables-only" \
+  "-DCMAKE_C_FLAGS_DEBUG=-O1 -gline-tables-only" >/dev/null
+targets=()
+for h in "${HARNESSES[@]}"; do targets+=("fuzz_$h"); done
+lock=()
+if [ -n "${FUZZ_BUILD_LOCK:-}" ]; then lock=(flock "$FUZZ_BUILD_LOCK"); fi
+"${lock[@]}" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}"
+
+# Open MPI and libhdf5 keep a few allocations to exit on purpose: the tests' suppressions.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
+
+summary=()
+found_any=0
+for h in "${HARNESSES[@]}"; do
+  echo "== fuzz $h: $MINUTES min =="
+  corpus="$BUILD/corpus/$h" artifacts="$BUILD/artifacts/$h" log="$BUILD/logs/$h.log"
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  inputs=("$corpus" "fuzz/corpus/$h")
+  if [ -d "fuzz/regressions/$h" ]; then inputs+=("fuzz/regressions/$h"); fi
+  options=(-max_total_time=$((MINUTES * 60)) -timeout=10 -rss_limit_mb=2048
+    -artifact_prefix="$artifacts/" -print_final_stats=1)
+  if [ -f "fuzz/dict/$h.dict" ]; then options+=(-dict="fuzz/dict/$h.dict"); fi
+  start=$(date +%s)
+  "$BUILD/fuzz/fuzz_$h" "${options[@]}" "${inputs[@]}" >"$log" 2>&1 || true
+  minutes=$(awk -v s=$(($(date +%s) - start)) 'BEGIN { printf "%.1f", s / 60 }')
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  new=()
+  for a in "$artifacts"/*; do
+    [ -f "$a" ] || continue
+    case "$(basename "$a")" in
+      crash-* | timeout-* | leak-* | oom-*)
+        mkdir -p "fuzz/regressions/$h"
+        if [ ! -f "fuzz/regressions/$h/$(basename "$a")" ]; then
+          cp "$a" "fuzz/regressions/$h/"
+          new+=("$(basename "$a")")
+        fi
+        ;;
+    esac
+  done
+  if [ "${#new[@]}" -gt 0 ]; then
+    found_any=1
+    echo "   found: ${new[*]} (copied to fuzz/regressions/$h/; log $log)"
+  fi
+  summary+=("$(printf '%-15s %8s min %12s execs  cov %6s  ft %7s  artifacts %s' "$h" "$minutes" \
+    "${execs:-?}" "${cov:-?}" "${ft:-?}" "${#new[@]}")")
+  echo "   ${summary[-1]}"
+done
+
+echo "== summary =="
+printf '%s\n' "${summary[@]}"
+exit "$found_any"
