@@ -96,6 +96,12 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
   }
 }
 
+DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, std::unique_ptr<BatchStream> stream,
+                       DataLoaderOptions options)
+    : dataset_(std::move(dataset)), options_(std::move(options)), stream_(std::move(stream)) {
+  EXADNN_CHECK(dataset_ != nullptr && stream_ != nullptr, "DataLoader", "null dataset or stream");
+}
+
 DataLoader::~DataLoader() {
   if (!worker_) return;
   {
@@ -107,6 +113,7 @@ DataLoader::~DataLoader() {
 }
 
 int64_t DataLoader::batches_per_epoch() const {
+  if (stream_) return stream_->batches_per_epoch();
   const int64_t n =
       options_.sampler() ? options_.sampler()->shard_size(dataset_->size()) : dataset_->size();
   const int64_t b = options_.batch_size();
@@ -120,6 +127,9 @@ void DataLoader::set_epoch(int64_t epoch) {
 }
 
 std::vector<int64_t> DataLoader::epoch_order(int64_t epoch) const {
+  EXADNN_CHECK(!stream_, "DataLoader",
+               "this loader streams its batches (no epoch order by index); a strategy that draws "
+               "batches by index (async_rma, worker threads) cannot train from a stream");
   std::vector<int64_t> order(static_cast<size_t>(dataset_->size()));
   std::iota(order.begin(), order.end(), int64_t{0});
   if (options_.shuffle()) shuffle(order, epoch);
@@ -139,11 +149,19 @@ void DataLoader::shuffle(std::vector<int64_t>& order, int64_t epoch) const {
 
 Batch DataLoader::build(int64_t batch_index, int64_t epoch,
                         const std::vector<int64_t>& order) const {
+  EXADNN_CHECK(!stream_, "DataLoader",
+               "this loader streams its batches (no batch by index); a strategy that draws "
+               "batches by index (async_rma, worker threads) cannot train from a stream");
   const int64_t b = options_.batch_size();
   const int64_t start = batch_index * b;
   const int64_t count = std::min<int64_t>(b, static_cast<int64_t>(order.size()) - start);
   Batch batch = dataset_->get_batch(
       std::span<const int64_t>(order.data() + start, static_cast<size_t>(count)));
+  transform(batch, batch_index, epoch);
+  return batch;
+}
+
+void DataLoader::transform(Batch& batch, int64_t batch_index, int64_t epoch) const {
   if (options_.transform()) {
     Generator gen(internal::combine_seed(
         internal::combine_seed(internal::combine_seed(options_.seed(), kTransformStream),
@@ -151,15 +169,18 @@ Batch DataLoader::build(int64_t batch_index, int64_t epoch,
         static_cast<uint64_t>(batch_index)));
     batch.inputs = options_.transform()->apply(batch.inputs, gen);
   }
-  return batch;
 }
 
 void DataLoader::start_epoch() {
   if (in_epoch_) end_epoch();
   epoch_ = next_epoch_++;
-  order_ = std::make_shared<const std::vector<int64_t>>(epoch_order(epoch_));
   consumed_ = 0;
   in_epoch_ = true;
+  if (stream_) {
+    stream_->start_epoch(epoch_);
+    return;
+  }
+  order_ = std::make_shared<const std::vector<int64_t>>(epoch_order(epoch_));
   if (worker_) worker_->reset(static_cast<uint64_t>(epoch_), order_, batches_per_epoch());
 }
 
@@ -173,6 +194,19 @@ std::optional<Batch> DataLoader::next() {
   if (consumed_ >= batches_per_epoch()) {
     end_epoch();
     return std::nullopt;
+  }
+  if (stream_) {
+    std::optional<Batch> b;
+    try {
+      b = stream_->next();
+    } catch (...) {
+      end_epoch();
+      throw;
+    }
+    EXADNN_CHECK(b.has_value(), "DataLoader", "the stream ended epoch ", epoch_, " after ",
+                 consumed_, " of its ", batches_per_epoch(), " batches");
+    transform(*b, consumed_++, epoch_);
+    return b;
   }
   if (!worker_) {
     try {

@@ -36,6 +36,10 @@ Batch Dataset::get_batch(std::span<const int64_t> indices) const {
   return b;
 }
 
+Tensor Dataset::get_targets(std::span<const int64_t> indices) const {
+  return get_batch(indices).targets;
+}
+
 Batch Dataset::get(int64_t index) const {
   return get_batch(std::span<const int64_t>(&index, 1));
 }

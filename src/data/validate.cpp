@@ -66,7 +66,7 @@ void check_class_labels(const Dataset& dataset, int64_t num_classes, const std::
     const int64_t n = std::min(kChunk, dataset.size() - start);
     indices.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) indices[static_cast<size_t>(i)] = start + i;
-    const Tensor labels = dataset.get_batch(indices).targets.to(DType::i64);
+    const Tensor labels = dataset.get_targets(indices).to(DType::i64).contiguous();
     const int64_t* v = labels.data<int64_t>();
     for (int64_t i = 0; i < n; ++i)
       EXADNN_CHECK(v[i] >= 0 && v[i] < num_classes, kWhere, source, ": example ", start + i,

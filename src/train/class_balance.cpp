@@ -30,7 +30,7 @@ std::vector<int64_t> class_labels(const data::Dataset& dataset) {
     const int64_t n = std::min(kChunk, dataset.size() - start);
     indices.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) indices[static_cast<size_t>(i)] = start + i;
-    const Tensor t = dataset.get_batch(indices).targets.to(DType::i64).contiguous();
+    const Tensor t = dataset.get_targets(indices).to(DType::i64).contiguous();
     std::copy_n(t.data<int64_t>(), n, labels.begin() + start);
   }
   return labels;

@@ -130,11 +130,23 @@ void read_choice(const YAML::Node& map, const std::string& key, std::string& out
   out = value;
 }
 
+// data.stream: {buffer_mb: N}: the training set streamed through N MiB (1 MiB .. 1 TiB).
+void parse_data_stream(const YAML::Node& node, DataSpec& d, Problems& problems) {
+  if (!node) return;
+  if (!check_keys(node, {"buffer_mb"}, "data.stream", problems)) return;
+  if (!node["buffer_mb"]) {
+    problems.add(node, "'data.stream' needs 'buffer_mb' (the loader's memory in MiB)");
+    return;
+  }
+  read_count(node["buffer_mb"], "data.stream.buffer_mb", 1, int64_t(1) << 20, d.stream_buffer_mb,
+             problems.reporter());
+}
+
 void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   if (!check_keys(node,
                   {"dataset", "path", "batch_size", "shuffle", "train_images", "train_labels",
                    "test_images", "test_labels", "train", "test", "label_column", "header", "file",
-                   "train_x", "train_y", "test_x", "test_y"},
+                   "train_x", "train_y", "test_x", "test_y", "stream"},
                   "data", problems))
     return;
   const std::vector<std::string> names = train::datasets().names();
@@ -156,6 +168,7 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   read(node, "train_y", d.train_y, "data", problems, "a dataset name");
   read(node, "test_x", d.test_x, "data", problems, "a dataset name");
   read(node, "test_y", d.test_y, "data", problems, "a dataset name");
+  parse_data_stream(node["stream"], d, problems);
   const std::string lacks =
       train::datasets().contains(d.dataset) ? train::datasets().at(d.dataset).missing(d) : "";
   if (!lacks.empty()) problems.add(node, detail::cat("dataset '", d.dataset, "' ", lacks));

@@ -97,6 +97,8 @@ TrainingData load_training_data(const DataSpec& d) {
   const std::string lacks = kind.missing(d);
   EXADNN_CHECK(lacks.empty(), "data", "dataset '", d.dataset, "' ", lacks);
   TrainingData data = kind.load(d);
+  EXADNN_CHECK(d.stream_buffer_mb == 0 || data.stream, "data", "data.stream: dataset '", d.dataset,
+               "' cannot stream its training set (it is read by index)");
   EXADNN_CHECK(data.train->size() > 0, "data", kind.source(d, true),
                " holds no examples: there is nothing to train on");
   EXADNN_CHECK(data.test->size() > 0, "data", kind.source(d, false),

@@ -196,14 +196,21 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
   if (!r.options.checkpoint_dir.empty())
     r.last_checkpoint = (std::filesystem::path(r.options.checkpoint_dir) / "last.ckpt").string();
   const StateDict resumed_optimizer = r.options.resume ? r.resume() : StateDict();
+  // data.stream: the kind's out-of-core stream gives this rank's batches (their own order, which
+  // balanced sampling cannot reweigh).
+  EXADNN_CHECK(!(r.data.stream && r.balanced), "train",
+               "class_balance.sampling: balanced draws examples by index; a streamed training set "
+               "(data.stream) is read in its own order (use class_balance.loss_weights)");
   r.make_loader = [&r](std::shared_ptr<const data::Dataset> set) {
     const TrainConfig& cfg = r.config;
-    return std::make_unique<data::DataLoader>(std::move(set),
-                                              r.strategy->shard(data::DataLoaderOptions()
-                                                                    .batch_size(cfg.data.batch_size)
-                                                                    .shuffle(cfg.data.shuffle)
-                                                                    .seed(cfg.seed)
-                                                                    .transform(r.data.transform)));
+    data::DataLoaderOptions options = r.strategy->shard(data::DataLoaderOptions()
+                                                            .batch_size(cfg.data.batch_size)
+                                                            .shuffle(cfg.data.shuffle)
+                                                            .seed(cfg.seed)
+                                                            .transform(r.data.transform));
+    if (r.data.stream)
+      return std::make_unique<data::DataLoader>(std::move(set), r.data.stream(options), options);
+    return std::make_unique<data::DataLoader>(std::move(set), std::move(options));
   };
   r.loader = r.make_loader(r.balanced ? r.balanced->epoch_view(r.data.train, 0) : r.data.train);
   TrainingRecipe recipe;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <mutex>
 
+#include <exadnn/ops/factories.h>
+
 #include "cbed/space_group.h"
 #include "h5_handle.h"
 #include "loader_lock.h"
@@ -205,6 +207,14 @@ void ShardDataset::fetch(std::span<const int64_t> indices, const exadnn::Tensor&
     shards_->read_rows(f, row, 1, x + b * per_sample);
     y[b] = shards_->target(indices[b], target_);
   }
+}
+
+exadnn::Tensor ShardDataset::get_targets(std::span<const int64_t> indices) const {
+  check_indices(indices, "cbed::ShardDataset");
+  exadnn::Tensor targets = exadnn::empty({int64_t(indices.size())}, exadnn::DType::i64);
+  int64_t* y = targets.data<int64_t>();
+  for (size_t b = 0; b < indices.size(); ++b) y[b] = shards_->target(indices[b], target_);
+  return targets;
 }
 
 }  // namespace cbed::shard

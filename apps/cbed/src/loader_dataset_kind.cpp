@@ -1,9 +1,13 @@
 // The shards as dataset kinds of `exadnn train` configs (linked into `exadnn`):
 //   data: {dataset: cbed-space-group, path: cbed_shards, batch_size: 64}     targets 0..229
 //   data: {dataset: cbed-crystal-system, path: cbed_shards, batch_size: 64}  targets 0..6
+//   data: {dataset: cbed-space-group, path: cbed_shards, stream: {buffer_mb: 64}}
 // `path` is the generator's folder; the training set is its train split, the test set its test
 // split, each a ShardDataset (patterns read from the shards per batch by the DataLoader's
-// prefetch thread, never the whole split in memory).
+// prefetch thread, never the whole split in memory). With `stream` the training batches come
+// from a ShardStream instead: blocks shuffled across the shards into a buffer of at most
+// buffer_mb MiB, each data-parallel rank reading its own share of the samples.
+#include <exadnn/core/error.h>
 #include <exadnn/train/datasets.h>
 
 #include "cbed/loader.h"
@@ -11,16 +15,48 @@
 namespace cbed::shard {
 namespace {
 
+// The training split's ShardStream for one rank: the loader's batch size, seed and rank.
+std::function<std::unique_ptr<exadnn::data::BatchStream>(const exadnn::data::DataLoaderOptions&)>
+stream_maker(std::shared_ptr<const ShardSet> train, Target target, int64_t buffer_mb) {
+  return [train, target, buffer_mb](const exadnn::data::DataLoaderOptions& loader) {
+    StreamOptions o;
+    o.batch_size = loader.batch_size();
+    o.memory_bytes = size_t(buffer_mb) << 20;
+    o.target = target;
+    o.seed = loader.seed();
+    if (loader.sampler()) {
+      o.rank = loader.sampler()->rank();
+      o.replicas = loader.sampler()->num_replicas();
+    }
+    try {
+      return std::unique_ptr<exadnn::data::BatchStream>(std::make_unique<ShardStream>(train, o));
+    } catch (const exadnn::Error& e) {
+      throw exadnn::Error("data", exadnn::detail::cat("data.stream.buffer_mb = ", buffer_mb,
+                                                      " is too small: ", e.what()));
+    }
+  };
+}
+
 exadnn::train::DatasetKind shard_kind(Target target) {
   return {[](const exadnn::train::DataSpec& d) {
-            return d.path.empty() ? std::string("needs 'path' (the shard folder)") : std::string();
+            if (d.path.empty()) return std::string("needs 'path' (the shard folder)");
+            if (d.stream_buffer_mb > 0 && !d.shuffle)
+              return std::string(
+                  "streams (data.stream) in a shuffled order: 'shuffle: false' "
+                  "cannot hold");
+            return std::string();
           },
           [target](const exadnn::train::DataSpec& d) -> exadnn::train::TrainingData {
             auto open = [&](Split split) {
-              return std::make_shared<ShardDataset>(
-                  std::make_shared<const ShardSet>(ShardSet::open_split(d.path, split)), target);
+              return std::make_shared<const ShardSet>(ShardSet::open_split(d.path, split));
             };
-            return {open(Split::train), open(Split::test), nullptr};
+            const std::shared_ptr<const ShardSet> train = open(Split::train);
+            exadnn::train::TrainingData data{
+                std::make_shared<ShardDataset>(train, target),
+                std::make_shared<ShardDataset>(open(Split::test), target), nullptr};
+            if (d.stream_buffer_mb > 0)
+              data.stream = stream_maker(train, target, d.stream_buffer_mb);
+            return data;
           },
           [](const exadnn::train::DataSpec& d, bool train) {
             return d.path + (train ? "/cbed_train_*.h5" : "/cbed_test_*.h5");

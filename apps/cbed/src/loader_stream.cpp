@@ -33,6 +33,7 @@ struct ShardStream::State {
   size_t capacity = 0;  // samples the memory limit holds
   int64_t max_block = 0;
   std::vector<int64_t> block_rows;  // per file
+  int64_t per_rank = 0;             // samples this rank reads per epoch
 
   std::mutex lock;
   std::condition_variable changed;
@@ -44,19 +45,29 @@ struct ShardStream::State {
   Rng pick{0};
   StreamStats stats;
 
-  std::vector<Block> blocks(int epoch) const {
+  // This rank's blocks of epoch `epoch`: every shard's blocks in one order shuffled by
+  // (seed, epoch), the same on every rank, their samples laid end to end; rank r takes samples
+  // [r p, (r + 1) p) of that sequence, p = N / replicas (a block across a boundary is split), so
+  // every rank has p samples, and the ranks together all of them once (the last N mod replicas
+  // left out, as DistributedSampler does).
+  std::vector<Block> blocks(int64_t epoch) const {
     std::vector<Block> all;
-    int index = 0;
     for (int f = 0; f < int(shards->files().size()); ++f) {
       const ShardFile& file = shards->files()[f];
-      const int64_t rows = block_rows[f];
-      for (int64_t first = 0; first < file.samples; first += rows, ++index)
-        if (index % o.replicas == o.rank)
-          all.push_back({f, first, std::min(rows, file.samples - first)});
+      for (int64_t first = 0; first < file.samples; first += block_rows[f])
+        all.push_back({f, first, std::min(block_rows[f], file.samples - first)});
     }
     Rng rng(o.seed * 1000003u + uint64_t(epoch));
     for (size_t i = all.size(); i > 1; --i) std::swap(all[i - 1], all[rng.below(int(i))]);
-    return all;
+    const int64_t begin = o.rank * per_rank, end = begin + per_rank;
+    std::vector<Block> mine;
+    int64_t at = 0;  // position of the block's first sample in the sequence
+    for (const Block& b : all) {
+      const int64_t lo = std::max(at, begin), hi = std::min(at + b.count, end);
+      if (lo < hi) mine.push_back({b.file, b.first + (lo - at), hi - lo});
+      at += b.count;
+    }
+    return mine;
   }
 
   void read_all(std::vector<Block> order) {
@@ -111,6 +122,7 @@ ShardStream::ShardStream(std::shared_ptr<const ShardSet> shards, StreamOptions o
                    s.o.rank < s.o.replicas && s.o.block_rows >= 0,
                "cbed::ShardStream", "batch size ", s.o.batch_size, ", block rows ", s.o.block_rows,
                ", rank ", s.o.rank, " of ", s.o.replicas, " are not valid");
+  s.per_rank = s.shards->size() / s.o.replicas;
   s.sample_bytes = size_t(3) * s.shards->height() * s.shards->width() * sizeof(float);
   s.capacity = s.o.memory_bytes / s.sample_bytes;
   // Default block: whole chunks, up to 1 MiB per read, and at most a quarter of what the buffer
@@ -136,7 +148,15 @@ ShardStream::~ShardStream() {
   state_->finish();
 }
 
-void ShardStream::start_epoch(int epoch) {
+int64_t ShardStream::samples_per_epoch() const {
+  return state_->per_rank;
+}
+
+int64_t ShardStream::batches_per_epoch() const {
+  return (state_->per_rank + state_->o.batch_size - 1) / state_->o.batch_size;
+}
+
+void ShardStream::start_epoch(int64_t epoch) {
   State& s = *state_;
   s.finish();
   s.buffer.clear();

@@ -74,21 +74,46 @@ TEST(ShardStream, BatchesMixShards) {
   EXPECT_GE(mixed, 8);  // blocks of 4 from 3 files: nearly every batch holds several files
 }
 
-TEST(ShardStream, DataParallelRanksSplitTheBlocks) {
+// Ranks 0..R-1 of one epoch: each reads N / R samples (the same number of batches), and together
+// every sample once (N mod R left out), for 2 ranks (120 = 2 x 60) and 7 (7 x 17 = 119), with a
+// new split each epoch.
+TEST(ShardStream, DataParallelRanksSplitEachEpochWithoutOverlap) {
   const auto shards = three_shards("stream_ranks");
-  std::set<int64_t> all;
-  for (int rank = 0; rank < 2; ++rank) {
-    StreamOptions o;
-    o.batch_size = 5;
-    o.memory_bytes = 20 * 3 * 8 * 8 * sizeof(float);
-    o.rank = rank;
-    o.replicas = 2;
-    ShardStream stream(shards, o);
-    while (auto batch = stream.next())
-      for (int64_t i = 0; i < batch->size(); ++i)
-        EXPECT_TRUE(all.insert(int64_t(batch->inputs.data<float>()[i * 192])).second);
+  for (int replicas : {2, 7}) {
+    std::vector<int64_t> first_epoch_rank0;
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      std::multiset<int64_t> all;
+      for (int rank = 0; rank < replicas; ++rank) {
+        StreamOptions o;
+        o.batch_size = 5;
+        o.memory_bytes = 20 * 3 * 8 * 8 * sizeof(float);
+        o.rank = rank;
+        o.replicas = replicas;
+        o.seed = 11;
+        ShardStream stream(shards, o);
+        EXPECT_EQ(stream.samples_per_epoch(), 120 / replicas);
+        EXPECT_EQ(stream.batches_per_epoch(), (120 / replicas + 4) / 5);
+        stream.start_epoch(epoch);
+        std::vector<int64_t> mine;
+        int64_t batches = 0;
+        while (auto batch = stream.next()) {
+          ++batches;
+          for (int64_t i = 0; i < batch->size(); ++i)
+            mine.push_back(int64_t(batch->inputs.data<float>()[i * 192]));
+        }
+        EXPECT_EQ(int64_t(mine.size()), 120 / replicas) << "rank " << rank << " of " << replicas;
+        EXPECT_EQ(batches, stream.batches_per_epoch());
+        all.insert(mine.begin(), mine.end());
+        if (rank == 0 && epoch == 0) first_epoch_rank0 = mine;
+        if (rank == 0 && epoch == 1) {
+          EXPECT_NE(std::set<int64_t>(mine.begin(), mine.end()),
+                    std::set<int64_t>(first_epoch_rank0.begin(), first_epoch_rank0.end()));
+        }
+      }
+      EXPECT_EQ(all.size(), size_t(120 - 120 % replicas));
+      EXPECT_EQ(std::set<int64_t>(all.begin(), all.end()).size(), all.size());  // no overlap
+    }
   }
-  EXPECT_EQ(all.size(), 120u);
 }
 
 TEST(ShardStream, TooLittleMemoryIsNamed) {

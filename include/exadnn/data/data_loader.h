@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "exadnn/data/batch_stream.h"
 #include "exadnn/data/dataset.h"
 #include "exadnn/data/distributed_sampler.h"
 #include "exadnn/data/transforms.h"
@@ -99,6 +100,12 @@ class DataLoader {
       D&& dataset, DataLoaderOptions options = {})  // NOLINT: loader(load_mnist(...))
       : DataLoader(std::make_shared<std::remove_cvref_t<D>>(std::forward<D>(dataset)),
                    std::move(options)) {}
+  /// Hands out the batches of `stream` as they come (an out-of-core loader): `dataset` describes
+  /// the examples (shapes, size) and is not read; the options' transform still applies, while
+  /// batch size, shuffle, seed and rank are the stream's own (it was built with them). build()
+  /// and epoch_order() are an Error: a stream has no random access.
+  DataLoader(std::shared_ptr<const Dataset> dataset, std::unique_ptr<BatchStream> stream,
+             DataLoaderOptions options = {});
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
@@ -151,6 +158,8 @@ class DataLoader {
   struct Worker;
   void start_epoch();
   void end_epoch();
+  // Applies the options' transform to batch `batch_index` of epoch `epoch` (seeded by both).
+  void transform(Batch& batch, int64_t batch_index, int64_t epoch) const;
   // Shuffles `order` in place, the same way on every rank for a given (seed, epoch).
   void shuffle(std::vector<int64_t>& order, int64_t epoch) const;
 
@@ -161,7 +170,8 @@ class DataLoader {
   bool in_epoch_ = false;
   int64_t consumed_ = 0;  // batches handed out this epoch
   std::shared_ptr<const std::vector<int64_t>> order_;
-  std::unique_ptr<Worker> worker_;  // null when prefetch is 0
+  std::unique_ptr<Worker> worker_;       // null when prefetch is 0 or the batches are streamed
+  std::unique_ptr<BatchStream> stream_;  // null: batches built from the dataset by index
 };
 
 }  // namespace exadnn::data

@@ -43,6 +43,11 @@ class Dataset {
   virtual void fetch(std::span<const int64_t> indices, const Tensor& inputs,
                      const Tensor& targets) const = 0;
 
+  /// The targets of examples `indices` ([B, ...target_shape]) alone. By default through fetch()
+  /// (inputs read and dropped); a dataset whose inputs live on disk overrides it, so label scans
+  /// (class checks, class weights) do not read the whole set.
+  virtual Tensor get_targets(std::span<const int64_t> indices) const;
+
   /// Uninitialised contiguous host tensors for a batch of `batch_size` examples.
   Batch allocate_batch(int64_t batch_size) const;
   /// A new batch holding examples `indices` (allocate_batch + fetch).

@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 
+#include "exadnn/data/batch_stream.h"
+#include "exadnn/data/data_loader.h"
 #include "exadnn/data/dataset.h"
 #include "exadnn/data/transforms.h"
 #include "exadnn/train/registry.h"
@@ -26,6 +28,9 @@ struct DataSpec {
   bool header = true;                                                ///< csv
   std::string file, train_x = "train/x", train_y = "train/y", test_x = "test/x",
                     test_y = "test/y";  ///< hdf5: the file and its datasets
+  /// data.stream.buffer_mb: > 0 streams the training set through an out-of-core loader holding
+  /// at most this many MiB (kinds that stream: TrainingData::stream); 0 loads by index.
+  int64_t stream_buffer_mb = 0;
 };
 
 /// A config's training and test sets and the transform their loaders apply to each batch of
@@ -33,6 +38,9 @@ struct DataSpec {
 struct TrainingData {
   std::shared_ptr<const data::Dataset> train, test;
   std::shared_ptr<const data::Transform> transform;
+  /// Set by kinds that stream (data.stream): the training batches of one rank, built with the
+  /// loader's batch size, seed and rank (options.sampler()); `train` then only describes them.
+  std::function<std::unique_ptr<data::BatchStream>(const data::DataLoaderOptions&)> stream;
 };
 
 struct DatasetKind {

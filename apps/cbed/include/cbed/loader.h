@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <exadnn/data/batch_stream.h>
 #include <exadnn/data/dataset.h>
 
 #include "cbed/shard_layout.h"
@@ -96,6 +97,8 @@ class ShardDataset : public exadnn::data::Dataset {
   exadnn::DType target_dtype() const override { return exadnn::DType::i64; }
   void fetch(std::span<const int64_t> indices, const exadnn::Tensor& inputs,
              const exadnn::Tensor& targets) const override;
+  /// From the labels in memory (no pattern read).
+  exadnn::Tensor get_targets(std::span<const int64_t> indices) const override;
 
  private:
   std::shared_ptr<const ShardSet> shards_;
@@ -109,7 +112,7 @@ struct StreamOptions {
                            // the buffer beside a batch)
   Target target = Target::space_group;
   uint64_t seed = 0;
-  int rank = 0, replicas = 1;  // data-parallel: this rank reads every replicas-th block
+  int rank = 0, replicas = 1;  // data-parallel: this rank's share of each epoch (ShardStream)
 };
 
 /// What a ShardStream did so far.
@@ -120,7 +123,11 @@ struct StreamStats {
   double consumer_wait_s = 0;  // time next() waited for the reader
 };
 
-/// The out-of-core loader. Each epoch visits every sample of this rank's blocks once.
+/// The out-of-core loader. Each epoch every shard's blocks are shuffled by (seed, epoch), the same
+/// on every rank; with `replicas` data-parallel ranks, rank r reads the r-th of `replicas` equal
+/// consecutive runs of samples of that order (N / replicas each; blocks split at the edges), so
+/// the ranks read every sample once per epoch (the last N mod replicas are left out) and run the
+/// same number of batches.
 ///
 ///   ShardStream stream(shards, {.batch_size = 64, .memory_bytes = 64 << 20});
 ///   for (int e = 0; e < epochs; ++e) {
@@ -129,19 +136,22 @@ struct StreamStats {
 ///   }
 ///
 /// Error when memory_bytes cannot hold a batch and a block besides.
-class ShardStream {
+class ShardStream : public exadnn::data::BatchStream {
  public:
   ShardStream(std::shared_ptr<const ShardSet> shards, StreamOptions options);
-  ~ShardStream();
+  ~ShardStream() override;
   ShardStream(const ShardStream&) = delete;
   ShardStream& operator=(const ShardStream&) = delete;
 
   /// Starts epoch `epoch` (its block order depends on (seed, epoch)); ends any epoch under way.
   /// Without a call, the first next() starts epoch 0.
-  void start_epoch(int epoch);
+  void start_epoch(int64_t epoch) override;
   /// The next batch (the last one of an epoch may be smaller), or nothing at the epoch's end. A
   /// read error of the background thread is rethrown here.
-  std::optional<exadnn::data::Batch> next();
+  std::optional<exadnn::data::Batch> next() override;
+  /// Samples (batches) this rank reads every epoch: N / replicas.
+  int64_t samples_per_epoch() const;
+  int64_t batches_per_epoch() const override;
   StreamStats stats() const;
 
  private:
