@@ -4,6 +4,14 @@ bench/README.md are stated in.
 
     compare.py matmul FILE.json [TAG=FILE.json ...]
     compare.py elementwise FILE.json
+    compare.py training [--table] DIR GEMM_GFLOPS MODEL...
+
+training: the runs of bench/compare_pytorch.sh in DIR (ex.MODEL.RUN.json, exadnn's --metrics-out;
+pt.MODEL.RUN.json, compare_pytorch.py's line; ex.MODEL.params, exadnn's parameter count;
+pt.MODEL.cfg, PyTorch's configuration) per MODEL: each run's first-epoch and steady (median of
+epochs 2..E) samples/s, peak RSS and accuracy, then the medians over the runs and their ratios,
+and each framework's training GFLOP/s as a fraction of GEMM_GFLOPS (0: not measured). --table
+prints only the markdown table of all MODELs.
 
 A TAG= prefix marks every run of that file, e.g. SkylakeX=matmul_skylakex.json turns
 matmul/cblas_sgemm into matmul/cblas_sgemm[SkylakeX]. Tagged runs come from another process (so
@@ -11,7 +19,10 @@ possibly another machine load): the matmul table gives exadnn's ratio to the bes
 own process and to the best of all. Runs need --benchmark_repetitions > 1 (the
 median aggregate) or are taken as they are.
 """
+import glob
 import json
+import os
+import statistics
 import sys
 
 
@@ -122,7 +133,82 @@ def elementwise(args):
             print(f"{n} / {same}: {v / copies[same]:.2f} (goal >= 0.7)")
 
 
-if __name__ == "__main__":
-    if len(sys.argv) < 3 or sys.argv[1] not in ("matmul", "elementwise"):
+def epoch_rates(run):
+    """(first epoch, median of epochs 2..E or the first when E = 1) samples/s of one run's JSON:
+    exadnn's metrics ("epochs": [{"samples_per_second": ...}]) or compare_pytorch.py's
+    ("epochs": [rate, ...])."""
+    rates = [e["samples_per_second"] if isinstance(e, dict) else e for e in run["epochs"]]
+    if not rates:
+        raise SystemExit("a run without epochs")
+    return rates[0], statistics.median(rates[1:] or rates)
+
+
+def training_model(folder, model):
+    """Each framework's runs of `model` in `folder`, summarised: {fw: {field: median}} and the
+    per-run figures."""
+    out = {}
+    for fw in ("ex", "pt"):
+        runs = []
+        for path in sorted(glob.glob(os.path.join(folder, f"{fw}.{model}.*.json"))):
+            with open(path) as f:
+                j = json.load(f)
+            first, steady = epoch_rates(j)
+            runs.append({"first": first, "steady": steady, "rss": j["peak_rss_mb"],
+                         "accuracy": j["test_accuracy"], "flops": j.get("train_flops_per_sample")})
+        if not runs:
+            raise SystemExit(f"no {fw}.{model}.*.json in {folder}")
+        med = {k: statistics.median(r[k] for r in runs) for k in ("first", "steady", "rss", "accuracy")}
+        out[fw] = {"runs": runs, **med}
+    with open(os.path.join(folder, f"ex.{model}.params")) as f:
+        out["ex"]["params"] = int(f.read().split()[0])
+    with open(os.path.join(folder, f"pt.{model}.cfg")) as f:
+        out["pt"]["cfg"] = f.read().strip()
+    out["pt"]["params"] = json.load(open(glob.glob(os.path.join(folder, f"pt.{model}.*.json"))[0]))["parameters"]
+    out["flops"] = out["pt"]["runs"][0]["flops"]
+    return out
+
+
+def training(args):
+    table = args[:1] == ["--table"]
+    if table:
+        args = args[1:]
+    if len(args) < 3:
         sys.exit(__doc__)
-    {"matmul": matmul, "elementwise": elementwise}[sys.argv[1]](sys.argv[2:])
+    folder, gemm, models = args[0], float(args[1]), args[2:]
+    rows = []
+    for model in models:
+        m = training_model(folder, model)
+        ex, pt, flops = m["ex"], m["pt"], m["flops"]
+        gx, gp = flops * ex["steady"] / 1e9, flops * pt["steady"] / 1e9
+        frac = (lambda g: f"{100 * g / gemm:.0f} %") if gemm > 0 else (lambda g: "-")
+        rows.append([model, f"{ex['steady']:.0f}", f"{pt['steady']:.0f}", f"{ex['steady'] / pt['steady']:.2f}x",
+                     f"{ex['first']:.0f} / {pt['first']:.0f}", f"{gx:.1f} ({frac(gx)})", f"{gp:.1f} ({frac(gp)})",
+                     f"{ex['rss']:.0f} / {pt['rss']:.0f} MB = {ex['rss'] / pt['rss']:.2f}"])
+        if table:
+            continue
+        for fw, name in (("ex", "exadnn"), ("pt", "PyTorch")):
+            for i, r in enumerate(m[fw]["runs"], 1):
+                print(f"  {model} {name} run {i}: first epoch {r['first']:.0f} samples/s, steady {r['steady']:.0f}, "
+                      f"peak RSS {r['rss']:.0f} MB, accuracy {r['accuracy']:.4f}")
+        print(f"{model}: steady samples/s (medians over {len(ex['runs'])} runs) exadnn {ex['steady']:.0f}, "
+              f"PyTorch {pt['steady']:.0f} ({pt['cfg']}) -> {ex['steady'] / pt['steady']:.2f}x; first epoch "
+              f"{ex['first']:.0f} vs {pt['first']:.0f}")
+        print(f"{model}: peak RSS {ex['rss']:.0f} vs {pt['rss']:.0f} MB = {ex['rss'] / pt['rss']:.2f} (goal <= 0.33); "
+              f"accuracy {ex['accuracy']:.4f} vs {pt['accuracy']:.4f}; parameters exadnn {ex['params']}, "
+              f"PyTorch {pt['params']}" + ("" if ex["params"] == pt["params"] else " (DIFFER)"))
+        print(f"{model}: {flops / 1e6:.1f} MFLOP/sample; training GFLOP/s exadnn {gx:.1f} ({frac(gx)} of the best "
+              f"GEMM), PyTorch {gp:.1f} ({frac(gp)})")
+    if table:
+        head = ["model", "exadnn samples/s (steady)", "PyTorch best", "ratio", "first epoch exadnn / PyTorch",
+                "exadnn GFLOP/s (of best GEMM)", "PyTorch's", "peak RSS exadnn / PyTorch"]
+        print("| " + " | ".join(head) + " |")
+        print("|" + " --- |" * len(head))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    commands = {"matmul": matmul, "elementwise": elementwise, "training": training}
+    if len(sys.argv) < 3 or sys.argv[1] not in commands:
+        sys.exit(__doc__)
+    commands[sys.argv[1]](sys.argv[2:])

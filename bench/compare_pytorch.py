@@ -1,22 +1,30 @@
 #!/usr/bin/env python3
-"""Trains the Fashion-MNIST MLP or CNN of configs/ with PyTorch and prints one JSON line:
-samples/s (training only, median over epochs), test accuracy, peak RSS, and the training FLOPs per
-sample (3 x the forward's 2 x multiply-adds: forward, backward data, backward weights). The model,
-init scheme (PyTorch's defaults, which exadnn's layers copy), optimizer, batch size and data match
-exadnn's configs; the test set is scored in batches of 128, the training batch size, as exadnn
-does.
+"""Trains one model of configs/ with PyTorch and prints one JSON line: each epoch's samples/s
+(training only), the first epoch's and the median of the steady epochs (2..E; the first when
+E = 1), test accuracy, peak RSS, the parameter count and the training FLOPs per sample (3 x the
+forward's 2 x multiply-adds: forward, backward data, backward weights). The model, init scheme
+(PyTorch's defaults, which exadnn's layers copy; He-normal over fan-out for the ResNet's convs,
+as exadnn's), optimizer, batch size and data match exadnn's configs; the test set is scored in
+batches of the training batch size, as exadnn does.
 
-usage: compare_pytorch.py {mlp|cnn} EPOCHS TORCH_THREADS [--channels-last] [--steps N]
+  mlp       configs/fashion_mnist_mlp.yaml  784-512-256-10, SGD momentum, batch 128
+  cnn       configs/fashion_mnist_cnn.yaml  conv5x5 32, conv5x5 64, 256, 10; SGD, batch 128
+  wide_mlp  configs/fashion_wide_mlp.yaml   784-2048-2048-10, Adam, batch 256
+  resnet18  configs/resnet18_64.yaml        ResNet-18 (7x7/2 stem), 3x64x64, SGD, batch 128;
+            reads the HDF5 file of bench/make_fashion64.py (--data)
+
+usage: compare_pytorch.py MODEL EPOCHS TORCH_THREADS [--channels-last] [--steps N] [--data F.h5]
   --channels-last  NHWC activations and weights (PyTorch's faster layout for some CPU convs)
   --steps N        train only the first N batches of each epoch (to probe configurations fast)
 """
-import argparse, gzip, json, resource, time
+import argparse, gzip, json, resource, statistics, time
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 DATA = "/usr/share/datasets/fashion-mnist"
+BATCH = {"mlp": 128, "cnn": 128, "wide_mlp": 256, "resnet18": 128}
 
 
 def idx(path, offset):
@@ -32,10 +40,55 @@ def load(split):
     return torch.from_numpy(pixels), torch.from_numpy(labels.astype(np.int64))
 
 
+def load_h5(path, group):
+    import h5py
+    with h5py.File(path, "r") as f:
+        return torch.from_numpy(f[f"{group}/x"][...]), torch.from_numpy(f[f"{group}/y"][...].astype(np.int64))
+
+
+class BasicBlock(nn.Module):
+    """relu(conv3x3(stride)-bn-relu-conv3x3-bn(x) + shortcut(x)); shortcut conv1x1(stride)-bn
+    where the shape changes (exadnn's ResidualBlock, Kind::basic)."""
+
+    def __init__(self, cin, planes, stride):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(cin, planes, 3, stride, 1, bias=False), nn.BatchNorm2d(planes),
+                                  nn.ReLU(inplace=True), nn.Conv2d(planes, planes, 3, 1, 1, bias=False),
+                                  nn.BatchNorm2d(planes))
+        self.shortcut = nn.Identity()
+        if stride != 1 or cin != planes:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, planes, 1, stride, bias=False), nn.BatchNorm2d(planes))
+
+    def forward(self, x):
+        return torch.relu(self.body(x) + self.shortcut(x))
+
+
+def resnet18(in_channels, classes, width=64):
+    """He et al.'s ResNet-18: conv7x7/2-bn-relu-maxpool3x3/2, stages of [2, 2, 2, 2] basic
+    blocks with width, 2, 4, 8 x width planes (strides 1, 2, 2, 2), global average pool, linear."""
+    layers = [nn.Conv2d(in_channels, width, 7, 2, 3, bias=False), nn.BatchNorm2d(width), nn.ReLU(inplace=True),
+              nn.MaxPool2d(3, 2, 1)]
+    cin = width
+    for stage, stride in enumerate((1, 2, 2, 2)):
+        planes = width << stage
+        layers += [BasicBlock(cin, planes, stride), BasicBlock(planes, planes, 1)]
+        cin = planes
+    net = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(cin, classes))
+    for m in net.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out", nonlinearity="relu")
+    return net
+
+
 def model(kind):
     if kind == "mlp":
         return nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(),
                              nn.Linear(256, 10))
+    if kind == "wide_mlp":
+        return nn.Sequential(nn.Flatten(), nn.Linear(784, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(),
+                             nn.Linear(2048, 10))
+    if kind == "resnet18":
+        return resnet18(3, 10)
     return nn.Sequential(nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5), nn.ReLU(),
                          nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 4 * 4, 256), nn.ReLU(), nn.Linear(256, 10))
 
@@ -52,8 +105,11 @@ def train_flops_per_sample(net, sample):
             macs.append(layer.in_features * layer.out_features)
 
     handles = [m.register_forward_hook(hook) for m in net.modules()]
+    was_training = net.training
+    net.eval()  # batch norm on one example: running statistics, and they stay as they were
     with torch.no_grad():
         net(sample[:1])
+    net.train(was_training)
     for h in handles:
         h.remove()
     return 3 * 2 * sum(macs)
@@ -61,40 +117,54 @@ def train_flops_per_sample(net, sample):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("kind", choices=["mlp", "cnn"])
+    ap.add_argument("kind", choices=sorted(BATCH))
     ap.add_argument("epochs", type=int)
     ap.add_argument("threads", type=int)
     ap.add_argument("--channels-last", action="store_true")
     ap.add_argument("--steps", type=int, default=0)
+    ap.add_argument("--data", default="")
     args = ap.parse_args()
+    if args.kind == "resnet18" and not args.data:
+        ap.error("resnet18 needs --data FILE.h5 (bench/make_fashion64.py)")
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     fmt = torch.channels_last if args.channels_last else torch.contiguous_format
-    x, y = load("train")
-    tx, ty = load("t10k")
+    if args.data:
+        (x, y), (tx, ty) = load_h5(args.data, "train"), load_h5(args.data, "test")
+    else:
+        (x, y), (tx, ty) = load("train"), load("t10k")
     net = model(args.kind).to(memory_format=fmt)
     flops = train_flops_per_sample(net, x)
-    opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+    params = sum(p.numel() for p in net.parameters())
+    if args.kind == "wide_mlp":
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    else:
+        opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
     loss_fn = nn.CrossEntropyLoss()
-    batches = len(x) // 128 if args.steps <= 0 else min(args.steps, len(x) // 128)
+    bs = BATCH[args.kind]
+    batches = len(x) // bs if args.steps <= 0 else min(args.steps, len(x) // bs)
     rates = []
     for epoch in range(args.epochs):
+        net.train()
         order = torch.randperm(len(x))
         start = time.perf_counter()
-        for i in range(0, batches * 128, 128):
-            idx_ = order[i:i + 128]
+        for i in range(0, batches * bs, bs):
+            idx_ = order[i:i + bs]
             loss = loss_fn(net(x[idx_].contiguous(memory_format=fmt)), y[idx_])
             opt.zero_grad()
             loss.backward()
             opt.step()
-        rates.append(batches * 128 / (time.perf_counter() - start))
+        rates.append(batches * bs / (time.perf_counter() - start))
     correct = 0
+    net.eval()
     with torch.no_grad():
-        for i in range(0, len(tx), 128):
-            correct += (net(tx[i:i + 128].contiguous(memory_format=fmt)).argmax(1) == ty[i:i + 128]).sum().item()
-    print(json.dumps({"samples_per_second": sorted(rates)[len(rates) // 2], "test_accuracy": correct / len(tx),
+        for i in range(0, len(tx), bs):
+            correct += (net(tx[i:i + bs].contiguous(memory_format=fmt)).argmax(1) == ty[i:i + bs]).sum().item()
+    steady = rates[1:] or rates
+    print(json.dumps({"samples_per_second": statistics.median(steady), "first_epoch": rates[0],
+                      "epochs": rates, "test_accuracy": correct / len(tx),
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      "train_flops_per_sample": flops}))
+                      "parameters": params, "train_flops_per_sample": flops}))
 
 
 if __name__ == "__main__":

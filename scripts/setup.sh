@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package exadnn needs: build, tests, benchmarks, datasets.
 # Run as root on Debian 12 (bookworm). Safe to run again: apt skips what is installed.
-#   --bench   also PyTorch (python3-torch, ~1 GB), used only by bench/compare_pytorch.sh
+#   --bench   also PyTorch (python3-torch, ~1 GB) and h5py, used only by bench/compare_pytorch.sh
 #   --fuzz    also clang and its libFuzzer runtime, used only by scripts/fuzz.sh
 set -euo pipefail
 
@@ -34,7 +34,8 @@ PACKAGES=(
 
 for arg in "$@"; do
   case "$arg" in
-    --bench) PACKAGES+=(python3-torch python3-numpy) ;;
+    # PyTorch, and h5py for the 3x64x64 HDF5 set both frameworks read (bench/make_fashion64.py)
+    --bench) PACKAGES+=(python3-torch python3-numpy python3-h5py) ;;
     # clang, its sanitizer and libFuzzer runtimes and OpenMP: scripts/fuzz.sh (docs/fuzzing.md)
     --fuzz) PACKAGES+=(clang libclang-rt-dev libomp-dev) ;;
   esac
