@@ -2,6 +2,7 @@
 // per rank, blocks all-gathered; the state translated to and from the one-process layout.
 #include "exadnn/dist/sharded_optimizer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -93,7 +94,21 @@ void ShardedOptimizer::scatter_into_params(const Tensor& flat) {
   }
 }
 
+void ShardedOptimizer::read_block() {
+  NoGradGuard no_grad;
+  const int64_t s = shard_.numel(), begin = comm_.rank() * s, end = begin + s;
+  int64_t offset = 0;  // where each parameter starts in the flat [N]
+  for (const Tensor& p : params_) {
+    const int64_t lo = std::max(begin, offset), hi = std::min(end, offset + p.numel());
+    if (lo < hi)
+      copy_(shard_.narrow(0, lo - begin, hi - lo),
+            p.detach().reshape({p.numel()}).narrow(0, lo - offset, hi - lo));
+    offset += p.numel();
+  }
+}
+
 void ShardedOptimizer::step() {
+  read_block();  // the parameters as they are now (a checkpoint may have replaced them)
   // 1. Average of the gradients, this rank's block: [P·S] → [S].
   Tensor block_grad = empty({shard_.numel()});
   const Tensor grads = flat_grads();

@@ -327,7 +327,7 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   TrainConfig c;
   if (!check_keys(root,
                   {"data", "model", "loss", "optimizer", "scheduler", "epochs", "threads", "seed",
-                   "distributed", "precision", "device", "class_balance"},
+                   "distributed", "parallel", "precision", "device", "class_balance"},
                   "the top level", problems)) {
     problems.throw_if_any();
   }
@@ -364,6 +364,8 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
     else
       internal::parse_threads(d, c.hogwild, report);
   }
+  // parallel: {shard, tensor, pipeline, ...}: checked against the model, batch and mode above.
+  if (const YAML::Node p = root["parallel"]) internal::parse_parallel(p, c, problems.reporter());
   read(root, "device", c.device, "config", problems, "a device name");
   if (root["device"]) {
     try {

@@ -182,7 +182,10 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
                             // (CNN, batch 1000: about +250 MB of activations).
                             return classification_accuracy(m, d, batch, device);
                           });
-  r.optimizer = r.make_optimizer(r.model->parameters());
+  // The strategy makes it (parallel.shard: each rank keeps a block of the state).
+  r.optimizer = r.strategy->make_optimizer(r.model->parameters(), [&r](std::vector<Tensor> p) {
+    return r.make_optimizer(std::move(p));
+  });
   // scheduler: the optimizer's rate for each epoch (stepped once an epoch is over).
   if (c.scheduler.name != "none")
     r.scheduler = schedulers().at(c.scheduler.name).make(*r.optimizer, c.scheduler, c.epochs);
@@ -233,7 +236,7 @@ StateDict Trainer::Run::resume() {
   model->load_state_dict(io::checkpoint_state(ckpt, "model.", model->state_dict()));
   StateDict optimizer_state = ckpt.tensors.with_prefix_removed("optimizer.");
   try {  // every strategy keeps the layout of this one optimizer over the whole model
-    optimizer->load_state_dict(optimizer_state);
+    strategy->load_optimizer_state(*optimizer, optimizer_state);
   } catch (const Error& e) {
     throw Error("train", exadnn::detail::cat(last, ": the optimizer state does not fit this run's ",
                                              config.optimizer.name, " optimizer (", e.what(), ")"));

@@ -84,6 +84,19 @@ TEST(ShardedOptimizer, CheckpointsMoveBetweenShardedAndOneProcess) {
   EXPECT_EQ(resumed.step_count(), 10);
 }
 
+TEST(ShardedOptimizer, WeightsLoadedAfterItWasMadeAreTheOnesUpdated) {
+  Communicator comm = Communicator::world();
+  auto reference = testing::small_mlp();
+  auto one = make_sgd(reference->parameters());
+  auto model = testing::small_mlp(7);  // other weights, replaced below (a resumed checkpoint)
+  ShardedOptimizer sharded(model->parameters(), comm, make_sgd);
+  model->load_state_dict(reference->state_dict());
+  train(*reference, *one, 0, 12, 3);
+  const int64_t rows = 12 / comm.size();
+  train(*model, sharded, comm.rank() * rows, rows, 3);
+  EXPECT_TRUE(same_weights(*model, *reference, 1e-5));
+}
+
 TEST(ShardedOptimizer, BadInputIsAnError) {
   Communicator comm = Communicator::world();
   auto model = testing::small_mlp();

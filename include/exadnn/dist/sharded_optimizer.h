@@ -37,7 +37,9 @@ class ShardedOptimizer {
   ShardedOptimizer(std::vector<Tensor> params, Communicator comm, const OptimizerFactory& make);
 
   /// Averages the gradients over the ranks, updates this rank's block, gathers the parameters.
-  /// Collective. Parameters without a gradient on every rank count as a zero gradient.
+  /// Collective. Parameters without a gradient on every rank count as a zero gradient. The block
+  /// is read from the parameters as they are, so weights loaded into the model after this
+  /// optimizer was made (a resumed checkpoint) are the ones updated.
   void step();
   /// Drops the gradients of every parameter.
   void zero_grad();
@@ -65,6 +67,8 @@ class ShardedOptimizer {
   // Writes the parameters' values (or gradients) end to end into a padded flat [P·S] tensor.
   Tensor flat_params() const;
   Tensor flat_grads() const;
+  // Copies this rank's block [S] of the flattened parameters into shard_.
+  void read_block();
   // Copies a padded flat [P·S] tensor back into the parameters.
   void scatter_into_params(const Tensor& flat);
 

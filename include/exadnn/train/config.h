@@ -32,9 +32,10 @@ struct TrainConfig {
   /// Where the model trains: cpu, cuda or cuda:N (needs the CUDA backend, exadnn_cuda); batches
   /// are moved there each step. One process only ('distributed' stays on the CPU).
   std::string device = "cpu";
-  HogwildSpec hogwild;  ///< distributed: {mode: hogwild | threads_locked | threads_sync, ...}
-  MpiSpec mpi;          ///< distributed: {mode: allreduce | param_server | async_rma, ...}
-  std::string source;   ///< the YAML text the config came from (stored in checkpoints)
+  HogwildSpec hogwild;    ///< distributed: {mode: hogwild | threads_locked | threads_sync, ...}
+  MpiSpec mpi;            ///< distributed: {mode: allreduce | param_server | async_rma, ...}
+  ParallelSpec parallel;  ///< parallel: {shard, tensor, pipeline, ...} (with mode allreduce)
+  std::string source;     ///< the YAML text the config came from (stored in checkpoints)
 };
 
 /// The default config: the Fashion-MNIST MLP (784-512-256-10, ReLU, SGD lr 0.05 momentum 0.9).

@@ -8,13 +8,18 @@
 //     distributed: {mode: async_rma, staleness: -1, atomic_reads: false, timeout_s: 300}
 //   the threads of one process (asynchronous SGD on one node):
 //     distributed: {mode: hogwild | threads_locked | threads_sync, threads: 2, accumulate: 1}
-// Without `distributed` a run is one process (the base Strategy).
+// Without `distributed` a run is one process (the base Strategy). Beside an allreduce run,
+//     parallel: {shard: true}
+// shards the optimizer state over the ranks (dist::ShardedOptimizer, ZeRO-1); the other keys of
+// `parallel` (tensor, pipeline, micro_batches, schedule, recompute, boundaries, spatial) are read
+// and checked against the model and the rank count, but exadnn train does not run them yet.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "exadnn/train/registry.h"
 #include "exadnn/train/strategy.h"
@@ -37,6 +42,22 @@ struct MpiSpec {
   int64_t staleness = -1;          ///< async_rma: most updates ahead of the slowest (-1: no bound)
   bool atomic_reads = false;       ///< async_rma: MPI_Get_accumulate(NO_OP) instead of MPI_Get
   double timeout_s = 300;          ///< a collective waiting longer names the missing ranks
+};
+
+/// How the work of one model is split over the MPI ranks (the config's `parallel:` section, beside
+/// `distributed: {mode: allreduce}`). Ranks = data × pipeline × tensor (dist::ProcessGrid).
+struct ParallelSpec {
+  bool enabled = false;             ///< the config has a `parallel` section
+  bool shard = false;               ///< optimizer state sharded over the data-parallel ranks
+  int tensor = 1;                   ///< ranks that split each Linear → activation → Linear pair
+  int pipeline = 1;                 ///< pipeline stages (ranks that hold a part of the layers)
+  int micro_batches = 1;            ///< pipeline: micro-batches per batch
+  std::string schedule = "gpipe";   ///< pipeline: gpipe or 1f1b
+  bool recompute = false;           ///< pipeline: recompute activations in backward
+  std::vector<int64_t> boundaries;  ///< pipeline: first layers of stages 1.. (empty: balanced)
+  int spatial = 1;                  ///< ranks that split each image along its height
+  /// Ranks one model replica occupies (tensor × pipeline × spatial).
+  int model_ranks() const { return tensor * pipeline * spatial; }
 };
 
 /// Settings of the threaded strategies (async::AsyncTrainer; enabled when `distributed.mode` is

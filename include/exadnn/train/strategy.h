@@ -54,6 +54,18 @@ class Strategy {
   virtual bool trains() const { return true; }
   /// Restricts the loader to this rank's shard of every epoch.
   virtual data::DataLoaderOptions shard(data::DataLoaderOptions options) const { return options; }
+  /// Makes the optimizer the Trainer steps, once the model is in place (before a resume and
+  /// attach()): by default `make(params)`, one optimizer over the whole model; a strategy that
+  /// keeps the optimizer state elsewhere (parallel.shard: a block per rank) makes its own.
+  virtual std::unique_ptr<optim::Optimizer> make_optimizer(std::vector<Tensor> params,
+                                                           const MakeOptimizer& make) {
+    return make(std::move(params));
+  }
+  /// A resumed run: loads a checkpoint's optimizer state (the one-process layout) into `opt`,
+  /// the optimizer make_optimizer() made; an Error says what does not fit.
+  virtual void load_optimizer_state(optim::Optimizer& opt, const StateDict& state) {
+    opt.load_state_dict(state);
+  }
   /// Called once the model (and a resumed state) is in place, before the first step.
   virtual void attach(const std::shared_ptr<nn::Module>& /*model*/, const TrainingRecipe&) {}
   /// Runs epoch `epoch` (0-based) of this rank: by default `step` on each batch of

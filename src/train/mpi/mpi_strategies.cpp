@@ -1,4 +1,5 @@
-// The MPI strategies: data-parallel allreduce (dist::DataParallel), the parameter server
+// The MPI strategies: data-parallel allreduce (dist::DataParallel; with parallel.shard the
+// optimizer state split over the ranks, dist::ShardedOptimizer), the parameter server
 // (dist::ParameterServer) and asynchronous SGD over MPI RMA (dist::RmaParameterStore), for a
 // Trainer under `mpirun -np P`.
 //
@@ -16,6 +17,7 @@
 #include "exadnn/dist/environment.h"
 #include "exadnn/dist/parameter_server.h"
 #include "exadnn/dist/rma_parameter_store.h"
+#include "exadnn/dist/sharded_optimizer.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/optim/sgd.h"
 #include "mpi_strategies.h"
@@ -111,6 +113,91 @@ class AllreduceStrategy : public MpiStrategy {
  private:
   std::unique_ptr<dist::DataParallel> ddp_;
 };
+
+// The Trainer's handle on a sharded optimizer: the model's parameters (zero_grad, the loss
+// scaler's unscaling), the learning rate a schedule sets, the step count. It keeps no state
+// buffers and updates nothing itself: ShardedStrategy::step applies the update through the
+// dist::ShardedOptimizer, which holds each rank's block of the state.
+class ShardedFront final : public optim::Optimizer {
+ public:
+  ShardedFront(std::vector<Tensor> params, double lr)
+      : Optimizer(std::move(params), lr, "sharded") {}
+
+ private:
+  void update(size_t, const Tensor&, const Tensor&) override {}
+};
+
+// parallel: {shard: true} (ZeRO-1): data parallel as allreduce (each rank its shard of every
+// epoch), but the gradients are reduce-scattered, each rank updates its block of the flattened
+// parameters with its block of the optimizer state, and the blocks are all-gathered.
+// Checkpoints hold the one-process layout (gathered), and a resume takes it.
+class ShardedStrategy : public AllreduceStrategy {
+ public:
+  using AllreduceStrategy::AllreduceStrategy;
+  std::unique_ptr<optim::Optimizer> make_optimizer(std::vector<Tensor> params,
+                                                   const MakeOptimizer& make) override {
+    sharded_ = std::make_unique<dist::ShardedOptimizer>(params, world_, make);
+    // Bytes of optimizer state on this rank, and what one process keeps (every buffer whole).
+    const StateDict inner = sharded_->inner().state_dict();
+    int64_t buffers = 0;
+    for (const auto& [name, t] : inner)
+      if (name.rfind("0.", 0) == 0 && name != "0.step") {
+        ++buffers;
+        state_bytes_ += static_cast<int64_t>(t.nbytes());
+      }
+    one_process_bytes_ = buffers * sharded_->total_numel() * static_cast<int64_t>(sizeof(float));
+    return std::make_unique<ShardedFront>(std::move(params), sharded_->lr());
+  }
+  void load_optimizer_state(optim::Optimizer& front, const StateDict& state) override {
+    sharded_->load_state_dict(state);
+    front.set_lr(sharded_->lr());
+  }
+  void attach(const std::shared_ptr<nn::Module>&, const TrainingRecipe&) override {}
+  bool step(optim::Optimizer& front, optim::GradScaler& scaler) override {
+    // The front's step only unscales (fp16) and agrees on skipping; the update is the shards'.
+    if (!scaler.step(front)) return false;
+    sharded_->set_lr(front.lr());
+    sharded_->step();
+    straggle();
+    return true;
+  }
+  StateDict optimizer_state(const optim::Optimizer& front) override {
+    sharded_->set_lr(front.lr());  // a schedule may have changed it since the last step
+    return sharded_->state_dict();
+  }
+  std::string describe() const override {
+    return detail::cat(world_.size(), " ranks, allreduce with the optimizer state sharded (",
+                       sharded_ ? sharded_->shard_numel() : 0, " of ",
+                       sharded_ ? sharded_->total_numel() : 0,
+                       " values per buffer; optimizer state ", state_bytes_,
+                       " bytes on this rank, ", one_process_bytes_, " in one process)");
+  }
+
+ private:
+  std::unique_ptr<dist::ShardedOptimizer> sharded_;
+  int64_t state_bytes_ = 0, one_process_bytes_ = 0;
+};
+
+// The ranks must hold whole model replicas; the model-splitting modes the library has but
+// exadnn train does not run yet are named. Before any message, so every rank says the same.
+void check_parallel_layout(const ParallelSpec& p, int ranks) {
+  EXADNN_CHECK(ranks % p.model_ranks() == 0, "train",
+               "'parallel' splits one model over tensor × pipeline × spatial = ", p.tensor, " × ",
+               p.pipeline, " × ", p.spatial, " = ", p.model_ranks(),
+               " ranks, which does not divide the job's ", ranks,
+               " ranks (ranks = that × the data-parallel replicas)");
+  struct Mode {
+    const char* key;
+    int ways;
+    const char* header;  // where the library has it, for a program of its own
+  };
+  for (const Mode& m : {Mode{"tensor", p.tensor, "exadnn/dist/tensor_parallel.h"},
+                        Mode{"pipeline", p.pipeline, "exadnn/dist/pipeline.h"},
+                        Mode{"spatial", p.spatial, "exadnn/dist/spatial_parallel.h"}})
+    EXADNN_CHECK(m.ways == 1, "train", "'parallel.", m.key, ": ", m.ways,
+                 "' is not supported by exadnn train yet (a program can use ", m.header,
+                 "); exadnn train runs 'parallel: {shard: true}'");
+}
 
 class ParameterServerStrategy : public MpiStrategy {
  public:
@@ -227,7 +314,11 @@ class AsyncRmaStrategy : public MpiStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec) {
+std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelSpec& parallel) {
+  if (parallel.enabled) {  // with mode allreduce (config_parallel.cpp)
+    check_parallel_layout(parallel, dist::Communicator::world().size());
+    if (parallel.shard) return std::make_unique<ShardedStrategy>(spec);
+  }
   if (spec.mode == "param_server") return std::make_unique<ParameterServerStrategy>(spec);
   if (spec.mode == "async_rma") return std::make_unique<AsyncRmaStrategy>(spec);
   return std::make_unique<AllreduceStrategy>(spec);

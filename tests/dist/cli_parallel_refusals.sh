@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `mpirun exadnn train` refuses `parallel:` layouts that do not fit the model, the batch or the rank
+# count, and combinations it cannot run, before training: every case ends within 60 s (no rank
+# left waiting) with a non-zero exit code and a message naming the key and the numbers.
+#   usage: cli_parallel_refusals.sh EXADNN_BINARY "MPIEXEC COMMAND"
+# (the Fashion-MNIST MLP config: 6 layers, linear 512 → relu → linear 256 → relu → linear 10,
+# batch 128; every refusal comes before its data is read)
+source "$(dirname "$0")/cli_common.sh"
+
+failures=0
+#   refuses NP "EXPECTED TEXT" SETTING...
+refuses() {
+  local np="$1" expected="$2"; shift 2
+  local args=(); for s in "$@"; do args+=(--set "$s"); done
+  local rc=0 log="$work/case.log"
+  OMP_NUM_THREADS=1 EXADNN_DIST_TIMEOUT=30 timeout -k 10 60 "${mpiexec[@]}" -np "$np" "$exadnn" \
+    train --config "$config" --set threads=1 "${args[@]}" > "$log" 2>&1 || rc=$?
+  if [ "$rc" = 0 ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    echo "FAIL ($np ranks, $*): exit code $rc (0: trained; 124/137: hung)"; cat "$log"; failures=$((failures + 1))
+  elif ! grep -qF -- "$expected" "$log"; then
+    echo "FAIL ($np ranks, $*): the message lacks '$expected':"; cat "$log"; failures=$((failures + 1))
+  else
+    echo "ok ($np ranks, exit $rc): $* -> $(grep -F -- "$expected" "$log" | head -1 | sed 's/^ *//')"
+  fi
+}
+ar=distributed.mode=allreduce
+refuses 3 "tensor × pipeline × spatial = 2 × 1 × 1 = 2 ranks, which does not divide the job's 3 ranks" $ar parallel.tensor=2
+refuses 2 "'parallel.pipeline' is 7 stages but the model has 6 layers" $ar parallel.pipeline=7
+refuses 2 "'parallel.tensor' is 3, which does not divide the 512 output features of the linear layer at line" $ar parallel.tensor=3
+refuses 2 "'parallel.schedule' is 'zigzag' (allowed: gpipe, 1f1b)" $ar parallel.pipeline=2 parallel.schedule=zigzag
+refuses 2 "'parallel.micro_batches' is 3, which does not divide data.batch_size 128" $ar parallel.pipeline=2 parallel.micro_batches=3
+refuses 2 "'parallel.micro_batches' needs 'parallel.pipeline' > 1" $ar parallel.micro_batches=4
+refuses 2 "'parallel.boundaries' has 1 entries; 'parallel.pipeline: 3' needs 2" $ar parallel.pipeline=3 "parallel.boundaries=[2]"
+refuses 2 "this config has 'distributed.mode: param_server' (unsupported combination)" distributed.mode=param_server parallel.shard=true
+refuses 1 "this config has no 'distributed' (unsupported combination)" parallel.shard=true
+refuses 2 "'parallel.spatial' splits images and does not combine with 'tensor' or 'pipeline'" $ar parallel.spatial=2 parallel.tensor=2
+for key in tensor pipeline spatial; do
+  refuses 2 "'parallel.$key: 2' is not supported by exadnn train yet" $ar parallel.$key=2
+done
+refuses 2 "unknown key 'stages' in parallel" $ar parallel.stages=2
+[ "$failures" = 0 ] || { echo "FAIL: $failures cases"; exit 1; }
+echo PASS
