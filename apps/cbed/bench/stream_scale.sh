@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Issue 18 "Scale": a training split several times larger than the loader's memory, generated
+# with the cbed_generate workflow (kinematic stacks: cheap), trained from the out-of-core
+# ShardStream (data.stream.buffer_mb) by exadnn_cbed_stream_train_bench, which prints samples/s per
+# shard-sized window, the slowest window against the median one and the peak RSS.
+#   stream_scale.sh fast|full EXADNN BENCH "MPIEXEC..." WORKDIR
+# fast (CTest apps.cbed.np3.stream_scale, seconds): 600 materials of 3 x 32 x 32, 480 training
+#   samples (5.9 MB) through a 1 MiB buffer, one epoch.
+# full (CTest apps.cbed.np3.stream_scale_full, label long): 20000 materials of 3 x 64 x 64,
+#   16000 training samples (786 MB) in 32 shards through a 16 MiB buffer, one epoch.
+# The figures are printed, not judged (timing goals belong to benchmarks); the run fails when a
+# step is missing, the split is not at least 4x the buffer, or a window is missing.
+set -euo pipefail
+mode=$1 exadnn=$2 bench=$3 mpiexec=$4 work=$5
+case "$mode" in
+  fast) materials=600 size=32 shards=6 buffer=1 batch=16 ;;
+  full) materials=20000 size=64 shards=32 buffer=16 batch=32 ;;
+  *) echo "mode must be fast or full, got '$mode'" >&2; exit 2 ;;
+esac
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+cat > generate.yaml <<YAML
+modules:
+  generate:
+    run: cbed_generate
+    ranks: 2
+    args: {out: shards, materials: $materials, groups: "1-230", size: $size, mode: kinematic,
+           train_shards: $shards, val_shards: 1, test_shards: 1, samples_per_chunk: 4,
+           deflate: 0, seed: 5}
+    ensemble: {instances: $((shards + 2))}
+YAML
+start=$(date +%s.%N)
+OMP_NUM_THREADS=1 $mpiexec -np 3 "$exadnn" flow run generate.yaml > generate.txt 2>&1 \
+  || { tail -20 generate.txt >&2; exit 1; }
+echo "generated $materials materials in $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s: $(du -sh shards | cut -f1)"
+# Crystal system (7 classes) by a small CNN; stride-2 convolutions keep a step cheap.
+cat > train.yaml <<YAML
+data: {dataset: cbed-crystal-system, path: shards, batch_size: $batch, stream: {buffer_mb: $buffer}}
+model:
+  - conv2d: {out: 8, kernel: 3, stride: 2, padding: 1}
+  - relu
+  - conv2d: {out: 16, kernel: 3, stride: 2, padding: 1}
+  - relu
+  - maxpool2d: {kernel: 2}
+  - flatten
+  - linear: {out: 7}
+loss: cross_entropy
+optimizer: {name: adam, lr: 0.002}
+epochs: 1
+threads: 1
+seed: 1
+YAML
+"$bench" train.yaml | tee bench.txt
+grep -q "^epoch 1: loss" bench.txt
+grep -q "^windows: " bench.txt
+# The split must be at least 4x the loader's buffer (the point of the run).
+ratio=$(sed -n 's/^memory: train split .* MB = \([0-9.]*\) x the loader buffer.*/\1/p' bench.txt)
+awk -v r="$ratio" 'BEGIN { exit !(r >= 4) }' || { echo "split only ${ratio}x the buffer" >&2; exit 1; }
+# One window per shard's worth of samples (the first one, the buffer's fill, counted apart).
+windows=$(sed -n 's/^windows: \([0-9]*\) .*/\1/p' bench.txt)
+[[ "$windows" -ge $((shards - 2)) ]] || { echo "only $windows windows for $shards shards" >&2; exit 1; }
+echo "stream scale ($mode) ok"
