@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
   auto* train = app.add_subcommand("train", "train a model (default: the Fashion-MNIST MLP)");
   std::string config_path, metrics_out, checkpoint_dir, plot;
   std::vector<std::string> overrides;
-  bool resume = false, overwrite = false, print_config = false;
+  bool resume = false, overwrite = false, print_config = false, profile = false;
   train->add_option("--config", config_path, "YAML training config")->check(CLI::ExistingFile);
   train->add_option("--set", overrides,
                     "override a config key: --set optimizer.lr=0.1 (repeatable)");
@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
   train->add_flag("--resume", resume, "continue from DIR/last.ckpt");
   train->add_flag("--overwrite", overwrite, "replace a DIR/last.ckpt left by an earlier run");
   train->add_option("--plot", plot, "write a PNG of loss and accuracy per epoch");
+  train->add_flag("--profile", profile,
+                  "print where each epoch's step time went: forward and backward per layer, "
+                  "optimizer, data");
   train->add_flag("--print-default-config", print_config, "print the default config and exit");
 
   auto* eval = app.add_subcommand("eval", "score a checkpoint on its config's test set");
@@ -90,7 +93,7 @@ int main(int argc, char** argv) {
           config_path.empty() ? exadnn::train::parse_config(exadnn::train::default_config_yaml(),
                                                             "default config", overrides)
                               : exadnn::train::load_config(config_path, overrides);
-      exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, overwrite, plot});
+      exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, overwrite, plot, profile});
     } else if (eval->parsed()) {
       exadnn::cli::evaluate_checkpoint(checkpoint);
     }

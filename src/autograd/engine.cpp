@@ -1,5 +1,6 @@
 #include "exadnn/autograd/engine.h"
 
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -7,6 +8,7 @@
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/autograd/node.h"
 #include "exadnn/backend/precision_policy.h"
+#include "exadnn/core/profiler.h"
 #include "tensor_utils.h"
 
 namespace exadnn::autograd {
@@ -134,7 +136,14 @@ void run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots
       const auto& info = node->output_info()[i];
       grads[i] = detail::filled(info.shape, info.dtype, info.device, 0.0);
     }
-    std::vector<Tensor> input_grads = node->apply(std::move(grads));
+    std::vector<Tensor> input_grads;
+    {
+      std::optional<profiler::Region> region;  // charged to the layer that recorded the node
+      if (profiler::enabled())
+        region.emplace(profiler::Phase::backward,
+                       node->profile_layer() ? *node->profile_layer() : "(" + node->name() + ")");
+      input_grads = node->apply(std::move(grads));
+    }
     if (!retain_graph) node->release();
     const auto& edges = node->next_edges();
     EXADNN_CHECK(input_grads.empty() || input_grads.size() == edges.size(), node->name(),

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "exadnn/autograd/grad_mode.h"
+#include "exadnn/core/profiler.h"
 #include "tensor_utils.h"
 
 namespace exadnn::autograd {
@@ -17,7 +18,9 @@ bool can_steal(const Tensor& t) {
 }
 }  // namespace
 
-Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node()
+    : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)),
+      profile_layer_(profiler::current_layer()) {}
 
 AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : leaf_(std::move(leaf)) {}
 

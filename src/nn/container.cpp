@@ -1,8 +1,23 @@
 #include "exadnn/nn/container.h"
 
+#include "exadnn/autograd/grad_mode.h"
+#include "exadnn/core/profiler.h"
 #include "exadnn/ops/operators.h"
 
 namespace exadnn::nn {
+
+namespace {
+
+// Runs one layer; with profiling on, inside a scope labelled "<index> <name>" (profiler.h) —
+// only while a graph is recorded: evaluation's forward passes are not training steps.
+template <class Input>
+Tensor forward_layer(size_t index, Module& layer, const Input& input) {
+  if (!profiler::enabled() || !GradMode::is_enabled()) return layer.forward(input);
+  const profiler::LayerScope scope(std::to_string(index) + " " + layer.name());
+  return layer.forward(input);
+}
+
+}  // namespace
 
 Sequential::Sequential(std::initializer_list<std::shared_ptr<Module>> layers) {
   for (const auto& layer : layers) push_back(layer);
@@ -14,7 +29,7 @@ void Sequential::push_back(std::shared_ptr<Module> layer) {
 
 Tensor Sequential::forward(const Tensor& x) {
   Tensor y = x;
-  for (const auto& layer : layers_) y = layer->forward(y);
+  for (size_t i = 0; i < layers_.size(); ++i) y = forward_layer(i, *layers_[i], y);
   return y;
 }
 
@@ -24,8 +39,8 @@ std::vector<std::string> Sequential::input_names() const {
 
 Tensor Sequential::forward_inputs(const std::vector<Tensor>& inputs) {
   // input_names() has several entries, so there is a first layer and it takes them all.
-  Tensor y = layers_.front()->forward(inputs);
-  for (size_t i = 1; i < layers_.size(); ++i) y = layers_[i]->forward(y);
+  Tensor y = forward_layer(0, *layers_.front(), inputs);
+  for (size_t i = 1; i < layers_.size(); ++i) y = forward_layer(i, *layers_[i], y);
   return y;
 }
 

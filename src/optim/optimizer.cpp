@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "exadnn/autograd/grad_mode.h"
+#include "exadnn/core/profiler.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/inplace.h"
 
@@ -99,6 +100,7 @@ const Tensor& Optimizer::state(size_t index, const std::string& buffer) const {
 }
 
 void Optimizer::step() {
+  const profiler::Region region(profiler::Phase::optimizer, "optimizer");
   NoGradGuard no_grad;
   ++step_count_;
   for (size_t i = 0; i < params_.size(); ++i) {

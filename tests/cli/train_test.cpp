@@ -5,6 +5,7 @@
 #include <functional>
 #include <utility>
 
+#include "exadnn/core/profiler.h"
 #include "exadnn/data/idx.h"
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/train/config.h"
@@ -154,4 +155,18 @@ TEST(Train, Bf16AndFp16LearnAndFp16ResumesItsLossScale) {
       straight_and_resumed(dir, "fp16", 2, [](train::TrainConfig& c) { c.precision = "fp16"; });
   ASSERT_TRUE(a.tensors.contains("scaler.scale"));
   expect_same_tensors(a, b);
+}
+
+TEST(Train, ProfilePrintsEachLayersShareOfTheStepAndLeavesTheProfilerOff) {
+  const fs::path dir = scratch();
+  train::TrainOptions opts;
+  opts.profile = true;
+  ::testing::internal::CaptureStdout();
+  cli::train(tiny_config(dir, 1), opts);
+  const std::string out = ::testing::internal::GetCapturedStdout();
+  EXPECT_NE(out.find("profile: "), std::string::npos) << out;
+  EXPECT_NE(out.find("ms per step (wall)"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 Linear"), std::string::npos) << out;  // after tiny_config's flatten
+  EXPECT_NE(out.find("(optimizer)"), std::string::npos) << out;
+  EXPECT_FALSE(profiler::enabled());  // a later run in the same process is not profiled
 }

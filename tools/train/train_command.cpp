@@ -10,6 +10,7 @@
 #include "exadnn/train/schedulers.h"
 #include "exadnn/train/trainer.h"
 #include "progress.h"
+#include "step_profile.h"
 
 namespace exadnn::cli {
 
@@ -39,13 +40,18 @@ double train(const train::TrainConfig& config, const train::TrainOptions& option
       std::printf("distributed: %s\n", trainer.strategy().describe().c_str());
   }
   Progress progress(isatty(STDOUT_FILENO) != 0, !root);
+  StepProfile profile(options.profile && root);
   trainer.on_epoch_start([&](int64_t epoch, int64_t epochs, int64_t batches) {
     progress.start_epoch(epoch, epochs, batches);
+    profile.start_epoch();
   });
-  trainer.on_step(
-      [&](const train::StepEvent& step) { progress.update(step.index, step.examples, step.loss); });
+  trainer.on_step([&](const train::StepEvent& step) {
+    progress.update(step.index, step.examples, step.loss);
+    profile.end_step();
+  });
   trainer.on_epoch([&](const train::EpochRecord& e) {
     progress.end_epoch(e.train_loss, e.test_accuracy, e.samples_per_second, e.seconds);
+    profile.end_epoch();
   });
   const double accuracy = trainer.fit();
   if (!root || !trainer.strategy().trains()) return accuracy;

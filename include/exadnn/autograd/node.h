@@ -43,6 +43,11 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<Edge>& next_edges() noexcept { return next_edges_; }
   /// Creation order; later nodes run first in backward.
   uint64_t sequence_nr() const noexcept { return sequence_nr_; }
+  /// The layer open when the node was recorded (profiler::LayerScope), null when profiling was
+  /// off or no layer was open: its backward time is charged there.
+  const std::shared_ptr<const std::string>& profile_layer() const noexcept {
+    return profile_layer_;
+  }
 
   /// Shapes/dtypes of the op's outputs, to make zero gradients for unused outputs.
   struct OutputInfo {
@@ -57,6 +62,7 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<OutputInfo> output_info_;
   uint32_t num_outputs_ = 1;
   uint64_t sequence_nr_;
+  std::shared_ptr<const std::string> profile_layer_;
 };
 
 /// Sink node of a leaf that requires grad: adds incoming gradients into the leaf's .grad().

@@ -12,6 +12,7 @@ struct TrainOptions {
   bool resume = false;         ///< continue from checkpoint_dir/last.ckpt
   bool overwrite = false;      ///< replace a last.ckpt already in checkpoint_dir (else refused)
   std::string plot;            ///< PNG of loss and accuracy per epoch ("" = none)
+  bool profile = false;        ///< print each epoch's step time per layer and phase (profiler.h)
 };
 
 }  // namespace exadnn::train
