@@ -129,6 +129,15 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
   else if (node["boundaries"] && p.pipeline > 1)
     read_boundaries(node["boundaries"], p, layers, report);
   if (p.tensor > 1) check_tensor_split(node["tensor"], c, report);
+  if (p.pipeline > 1 && p.shard)
+    report(node["shard"],
+           "'parallel.shard' with 'parallel.pipeline' (a stage's optimizer state sharded over its "
+           "replicas) is not done yet (unsupported combination)");
+  if (p.pipeline > 1 && c.precision != "fp32")
+    report(node["pipeline"],
+           "'parallel.pipeline' trains in fp32 (its stages send f32 "
+           "activations); 'precision: " +
+               c.precision + "' is an unsupported combination");
   if (p.spatial > 1 && (p.tensor > 1 || p.pipeline > 1))
     report(node["spatial"],
            "'parallel.spatial' splits images and does not combine with 'tensor' or 'pipeline' "

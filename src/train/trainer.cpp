@@ -182,10 +182,10 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
                             // (CNN, batch 1000: about +250 MB of activations).
                             return classification_accuracy(m, d, batch, device);
                           });
-  // The strategy makes it (parallel.shard: each rank keeps a block of the state).
-  r.optimizer = r.strategy->make_optimizer(r.model->parameters(), [&r](std::vector<Tensor> p) {
-    return r.make_optimizer(std::move(p));
-  });
+  // The strategy makes it (parallel.shard: each rank keeps a block of the state; pipeline: its
+  // stage's).
+  r.optimizer = r.strategy->make_optimizer(
+      r.model, [&r](std::vector<Tensor> p) { return r.make_optimizer(std::move(p)); });
   // scheduler: the optimizer's rate for each epoch (stepped once an epoch is over).
   if (c.scheduler.name != "none")
     r.scheduler = schedulers().at(c.scheduler.name).make(*r.optimizer, c.scheduler, c.epochs);
@@ -260,16 +260,22 @@ StateDict Trainer::Run::resume() {
 EpochTotals Trainer::Run::train_epoch(int64_t epoch, LossWatch& loss_watch) {
   int64_t index = 0;  // steps this rank ran in the epoch
   EpochTotals totals = strategy->train_epoch(*loader, epoch - 1, [&](const data::Batch& batch) {
-    Tensor loss_value;
-    {
-      const precision::Autocast autocast_scope(autocast);  // precision: bf16 | fp16
-      loss_value = loss(model->forward(batch.inputs.to(device)), batch.targets.to(device));
+    double value = 0;
+    if (strategy->runs_forward_backward()) {  // parallel.pipeline: through the stages
+      optimizer->zero_grad();
+      value = strategy->forward_backward(batch, loss);
+    } else {
+      Tensor loss_value;
+      {
+        const precision::Autocast autocast_scope(autocast);  // precision: bf16 | fp16
+        loss_value = loss(model->forward(batch.inputs.to(device)), batch.targets.to(device));
+      }
+      optimizer->zero_grad();
+      scaler->scale(loss_value).backward();  // fp16: dynamic loss scaling; else pass-throughs
+      value = loss_value.item<double>();
     }
-    optimizer->zero_grad();
-    scaler->scale(loss_value).backward();  // fp16: dynamic loss scaling; otherwise pass-throughs
     const bool skipped = !strategy->step(*optimizer, *scaler);
     scaler->update();
-    const double value = loss_value.item<double>();
     loss_watch.observe(value, epoch, index + 1, skipped);
     const StepEvent event{epoch, index++, batch.size(), value, skipped};
     for (const auto& hook : step_hooks) hook(event);

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# `mpirun exadnn train` with `parallel: {shard: true}` (ZeRO-1: the optimizer state split over the
-# ranks) against plain allreduce on the same 2 ranks, an MLP with SGD momentum on a small CSV task:
-#  1. every epoch's train loss agrees to 1e-5 relative, and the test accuracy is the same;
-#  2. each rank keeps half of the optimizer state (the "distributed:" header's bytes);
-#  3. the sharded run's checkpoint is in the one-process layout: `exadnn eval` reads it on one
-#     process, and one process resumes it for a 4th epoch to the loss it reaches from the allreduce
-#     run's checkpoint (1e-5 relative: the momentum buffers travelled whole);
-#  4. and back: 2 sharded ranks resume the checkpoint for a 4th epoch to the loss allreduce reaches.
+# `mpirun exadnn train` with `parallel:` against the runs it must equal, on an MLP (16-64-4, SGD
+# momentum) learning a small CSV task, 3 epochs; "equal" is every epoch's train loss to 1e-5
+# relative and the same test accuracy:
+#  shard (ZeRO-1, 2 ranks) = allreduce on 2 ranks; each rank keeps half of the optimizer state;
+#    the checkpoint is in the one-process layout: `exadnn eval` reads it, one process resumes it
+#    for a 4th epoch to the loss it reaches from allreduce's checkpoint, and 2 sharded ranks resume
+#    it to allreduce's own resumed loss;
+#  pipeline: 2 stages (GPipe, 4 micro-batches) on 2 ranks = one process; 2 stages (1F1B,
+#    recompute, boundaries [2]) × 2 data-parallel on 4 ranks = allreduce on 2 ranks; its
+#    checkpoint resumed on one process and on 2 pipeline ranks = one process's own checkpoint
+#    resumed.
 #   usage: cli_parallel.sh EXADNN_BINARY "MPIEXEC COMMAND"
 source "$(dirname "$0")/cli_common.sh"
 
@@ -36,59 +39,66 @@ epochs: 3
 seed: 0
 YAML
 
-allreduce=(distributed.mode=allreduce)
-run 2 "$work/allreduce.json" "${allreduce[@]}" -- --checkpoint-dir "$work/allreduce-ckpt"
-run 2 "$work/shard.json" "${allreduce[@]}" parallel.shard=true -- --checkpoint-dir "$work/shard-ckpt"
-grep '^distributed:' "$work/shard.json.log"
-
-# 1. The loss trajectory (every epoch's mean train loss) and the accuracy.
-python3 - "$work/allreduce.json" "$work/shard.json" <<'PY'
+# same A.json B.json WHAT [last]: every epoch (or only the last) of B equals A's.
+same() {
+  python3 - "$@" <<'PY'
 import json, sys
-a, s = (json.load(open(p))["epochs"] for p in sys.argv[1:3])
-assert len(a) == len(s) == 3, (len(a), len(s))
-for ea, es in zip(a, s):
-    rel = abs(ea["train_loss"] - es["train_loss"]) / abs(ea["train_loss"])
-    print(f"epoch {ea['epoch']}: train loss allreduce {ea['train_loss']:.8f}, sharded "
-          f"{es['train_loss']:.8f} (relative difference {rel:.2e}); test accuracy "
-          f"{ea['test_accuracy']} / {es['test_accuracy']}")
-    assert rel <= 1e-5, f"FAIL: epoch {ea['epoch']}: the sharded loss differs by {rel:.2e}"
-    assert ea["test_accuracy"] == es["test_accuracy"], "FAIL: the test accuracy differs"
+a, b = (json.load(open(p))["epochs"] for p in sys.argv[1:3])
+what, pairs = sys.argv[3], list(zip(a, b))
+if len(sys.argv) > 4: pairs = pairs[-1:]
+assert len(a) == len(b), f"FAIL: {what}: {len(a)} and {len(b)} epochs"
+for ea, eb in pairs:
+    rel = abs(ea["train_loss"] - eb["train_loss"]) / abs(ea["train_loss"])
+    print(f"{what}, epoch {ea['epoch']}: train loss {ea['train_loss']:.10f} / {eb['train_loss']:.10f} "
+          f"(relative difference {rel:.1e}), test accuracy {ea['test_accuracy']} / {eb['test_accuracy']}")
+    assert rel <= 1e-5, f"FAIL: {what}: epoch {ea['epoch']}: the losses differ by {rel:.1e}"
+    assert ea["test_accuracy"] == eb["test_accuracy"], f"FAIL: {what}: the test accuracy differs"
 PY
+}
+# one OUT.json FLAGS...: one process (no distributed).
+one() {
+  local out="$1"; shift
+  OMP_NUM_THREADS=1 "$exadnn" train --config "$config" --set threads=1 "$@" --metrics-out "$out" \
+    > "$out.log" 2>&1 || { cat "$out.log"; exit 1; }
+}
+ar=distributed.mode=allreduce
 
-# 2. Half of the optimizer state per rank (momentum: one f32 value per parameter, 1348 of them).
+# --- shard ---
+run 2 "$work/allreduce.json" $ar -- --checkpoint-dir "$work/allreduce-ckpt"
+run 2 "$work/shard.json" $ar parallel.shard=true -- --checkpoint-dir "$work/shard-ckpt"
+grep '^distributed:' "$work/shard.json.log"
+same "$work/allreduce.json" "$work/shard.json" "allreduce / sharded, 2 ranks"
+# Half of the optimizer state per rank (momentum: one f32 value per parameter, 1348 of them).
 grep -q "optimizer state 2696 bytes on this rank, 5392 in one process" "$work/shard.json.log" ||
   { echo "FAIL: the sharded run does not report 2696 of 5392 bytes of optimizer state per rank"; exit 1; }
-
-cp -r "$work/shard-ckpt" "$work/shard-ckpt-2"  # for 4. (3. resumes into shard-ckpt)
-cp -r "$work/allreduce-ckpt" "$work/allreduce-ckpt-2"
-
-# 3. The checkpoint on one process: evaluated, and resumed for a 4th epoch from either run.
+for name in allreduce shard; do cp -r "$work/$name-ckpt" "$work/$name-ckpt-2"; done
 OMP_NUM_THREADS=1 "$exadnn" eval --checkpoint "$work/shard-ckpt/last.ckpt" | tee "$work/eval.log"
 accuracy=$(field "$work/shard.json" test_accuracy)
 python3 -c "import sys; a = float(sys.argv[1]) * 100; sys.exit(0 if f'{a:.2f}%' in open(sys.argv[2]).read() else 1)" \
   "$accuracy" "$work/eval.log" || { echo "FAIL: exadnn eval does not give the run's accuracy $accuracy"; exit 1; }
 for name in allreduce shard; do
-  OMP_NUM_THREADS=1 "$exadnn" train --config "$config" --set threads=1 --set epochs=4 \
-    --checkpoint-dir "$work/$name-ckpt" --resume --metrics-out "$work/$name-resumed.json" \
-    > "$work/$name-resumed.log" 2>&1 || { cat "$work/$name-resumed.log"; exit 1; }
+  one "$work/$name-resumed.json" --set epochs=4 --checkpoint-dir "$work/$name-ckpt" --resume
 done
-python3 - "$work/allreduce-resumed.json" "$work/shard-resumed.json" <<'PY'
-import json, sys
-a, s = (json.load(open(p))["epochs"][-1]["train_loss"] for p in sys.argv[1:3])
-rel = abs(a - s) / abs(a)
-print(f"epoch 4 on one process, resumed: from the allreduce checkpoint {a:.8f}, from the sharded "
-      f"one {s:.8f} (relative difference {rel:.2e})")
-assert rel <= 1e-5, "FAIL: the sharded checkpoint resumes elsewhere"
-PY
+same "$work/allreduce-resumed.json" "$work/shard-resumed.json" "one process resumed from allreduce / sharded" last
+run 2 "$work/allreduce-resumed-2.json" $ar epochs=4 -- --checkpoint-dir "$work/allreduce-ckpt-2" --resume
+run 2 "$work/shard-resumed-2.json" $ar parallel.shard=true epochs=4 -- --checkpoint-dir "$work/shard-ckpt-2" --resume
+same "$work/allreduce-resumed-2.json" "$work/shard-resumed-2.json" "2 ranks resumed, allreduce / sharded" last
 
-# 4. A sharded resume (each rank keeps its block of the one-process state) against allreduce.
-run 2 "$work/allreduce-resumed-2.json" "${allreduce[@]}" epochs=4 -- --checkpoint-dir "$work/allreduce-ckpt-2" --resume
-run 2 "$work/shard-resumed-2.json" "${allreduce[@]}" parallel.shard=true epochs=4 -- --checkpoint-dir "$work/shard-ckpt-2" --resume
-python3 - "$work/allreduce-resumed-2.json" "$work/shard-resumed-2.json" <<'PY'
-import json, sys
-a, s = (json.load(open(p))["epochs"][-1]["train_loss"] for p in sys.argv[1:3])
-rel = abs(a - s) / abs(a)
-print(f"epoch 4 on 2 ranks, resumed: allreduce {a:.8f}, sharded {s:.8f} (relative difference {rel:.2e})")
-assert rel <= 1e-5, "FAIL: the sharded resume differs"
-PY
+# --- pipeline ---
+one "$work/one.json" --checkpoint-dir "$work/one-ckpt"
+run 2 "$work/pipe.json" $ar parallel.pipeline=2 parallel.micro_batches=4 -- --checkpoint-dir "$work/pipe-ckpt"
+grep '^distributed:' "$work/pipe.json.log"
+same "$work/one.json" "$work/pipe.json" "one process / 2-stage GPipe"
+run 4 "$work/pipe-data.json" $ar parallel.pipeline=2 parallel.micro_batches=2 parallel.schedule=1f1b \
+  parallel.recompute=true "parallel.boundaries=[2]"
+grep '^distributed:' "$work/pipe-data.json.log"
+same "$work/allreduce.json" "$work/pipe-data.json" "allreduce on 2 ranks / 2-stage 1F1B x 2 data-parallel"
+cp -r "$work/pipe-ckpt" "$work/pipe-ckpt-2"
+for name in one pipe; do
+  one "$work/$name-resumed.json" --set epochs=4 --checkpoint-dir "$work/$name-ckpt" --resume
+done
+same "$work/one-resumed.json" "$work/pipe-resumed.json" "one process resumed from one process / pipeline" last
+run 2 "$work/pipe-resumed-2.json" $ar parallel.pipeline=2 parallel.micro_batches=4 epochs=4 -- \
+  --checkpoint-dir "$work/pipe-ckpt-2" --resume
+same "$work/one-resumed.json" "$work/pipe-resumed-2.json" "resumed: one process / 2 pipeline ranks" last
 echo PASS

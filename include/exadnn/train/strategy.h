@@ -15,6 +15,7 @@
 #include "exadnn/nn/module.h"
 #include "exadnn/optim/grad_scaler.h"
 #include "exadnn/optim/optimizer.h"
+#include "exadnn/train/losses.h"
 
 namespace exadnn::train {
 
@@ -55,11 +56,20 @@ class Strategy {
   /// Restricts the loader to this rank's shard of every epoch.
   virtual data::DataLoaderOptions shard(data::DataLoaderOptions options) const { return options; }
   /// Makes the optimizer the Trainer steps, once the model is in place (before a resume and
-  /// attach()): by default `make(params)`, one optimizer over the whole model; a strategy that
-  /// keeps the optimizer state elsewhere (parallel.shard: a block per rank) makes its own.
-  virtual std::unique_ptr<optim::Optimizer> make_optimizer(std::vector<Tensor> params,
+  /// attach()): by default `make(model->parameters())`, one optimizer over the whole model; a
+  /// strategy that keeps the optimizer state elsewhere (parallel.shard: a block per rank) or
+  /// trains a part of the model (parallel.pipeline: this rank's stage) makes its own.
+  virtual std::unique_ptr<optim::Optimizer> make_optimizer(const std::shared_ptr<nn::Module>& model,
                                                            const MakeOptimizer& make) {
-    return make(std::move(params));
+    return make(model->parameters());
+  }
+  /// Whether forward_backward() runs each batch's forward and backward passes (a pipeline,
+  /// whose stages each run a part of the model) instead of the Trainer.
+  virtual bool runs_forward_backward() const { return false; }
+  /// The forward and backward passes of one batch (collective), the gradients left in the
+  /// parameters the optimizer steps; returns the batch's loss.
+  virtual double forward_backward(const data::Batch& /*batch*/, const LossFunction& /*loss*/) {
+    return 0;
   }
   /// A resumed run: loads a checkpoint's optimizer state (the one-process layout) into `opt`,
   /// the optimizer make_optimizer() made; an Error says what does not fit.

@@ -16,9 +16,12 @@
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/dist/environment.h"
 #include "exadnn/dist/parameter_server.h"
+#include "exadnn/dist/pipeline.h"
+#include "exadnn/dist/process_grid.h"
 #include "exadnn/dist/rma_parameter_store.h"
 #include "exadnn/dist/sharded_optimizer.h"
 #include "exadnn/ops/factories.h"
+#include "exadnn/ops/inplace.h"
 #include "exadnn/optim/sgd.h"
 #include "mpi_strategies.h"
 
@@ -134,8 +137,9 @@ class ShardedFront final : public optim::Optimizer {
 class ShardedStrategy : public AllreduceStrategy {
  public:
   using AllreduceStrategy::AllreduceStrategy;
-  std::unique_ptr<optim::Optimizer> make_optimizer(std::vector<Tensor> params,
+  std::unique_ptr<optim::Optimizer> make_optimizer(const std::shared_ptr<nn::Module>& model,
                                                    const MakeOptimizer& make) override {
+    std::vector<Tensor> params = model->parameters();
     sharded_ = std::make_unique<dist::ShardedOptimizer>(params, world_, make);
     // Bytes of optimizer state on this rank, and what one process keeps (every buffer whole).
     const StateDict inner = sharded_->inner().state_dict();
@@ -178,6 +182,128 @@ class ShardedStrategy : public AllreduceStrategy {
   int64_t state_bytes_ = 0, one_process_bytes_ = 0;
 };
 
+// parallel: {pipeline: P, micro_batches: M, schedule, recompute, boundaries}: the model list cut
+// into P stages (dist::PipelineParallel) over the pipeline axis of a data × pipeline grid; the D =
+// ranks / P replicas each read their shard of every epoch and average their stage's gradients.
+// Every rank builds the whole model (same seed) and trains its stage; after each epoch the
+// stages' weights are gathered into every rank's whole model (the root scores and saves it), and
+// checkpoints hold the one-process layout of the weights and of the optimizer state.
+class PipelineStrategy : public MpiStrategy {
+ public:
+  PipelineStrategy(const MpiSpec& spec, const ParallelSpec& parallel)
+      : MpiStrategy(spec),
+        parallel_(parallel),
+        grid_(world_, {world_.size() / parallel.pipeline, parallel.pipeline, 1}) {}
+  data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
+    return o.distributed(grid_.data_rank(), grid_.shape().data);  // a stage's ranks: one shard
+  }
+  std::unique_ptr<optim::Optimizer> make_optimizer(const std::shared_ptr<nn::Module>& model,
+                                                   const MakeOptimizer& make) override {
+    whole_ = std::dynamic_pointer_cast<nn::Sequential>(model);
+    EXADNN_CHECK(whole_ != nullptr, "train",
+                 "'parallel.pipeline' cuts a sequential model (a config's model: list); this "
+                 "program's model is not an nn::Sequential");
+    std::vector<size_t> cuts(parallel_.boundaries.begin(), parallel_.boundaries.end());
+    pipe_ = std::make_unique<dist::PipelineParallel>(
+        *whole_, grid_.pipeline(),
+        dist::PipelineOptions()
+            .micro_batches(parallel_.micro_batches)
+            .schedule(dist::parse_pipeline_schedule(parallel_.schedule))
+            .recompute(parallel_.recompute)
+            .boundaries(cuts));
+    for (size_t i = 0; i < pipe_->first_layer(); ++i)
+      first_param_ += (*whole_)[i]->parameters().size();
+    return make(pipe_->stage().parameters());
+  }
+  bool runs_forward_backward() const override { return true; }
+  double forward_backward(const data::Batch& batch, const LossFunction& loss) override {
+    return pipe_->forward_backward(batch.inputs, batch.targets, loss);
+  }
+  bool step(optim::Optimizer& opt, optim::GradScaler& scaler) override {  // fp16: refused
+    const dist::Communicator& data = grid_.data();
+    if (data.size() > 1) {  // the replicas' average, stage by stage
+      std::vector<Tensor> grads;
+      std::vector<dist::Work> works;
+      for (const Tensor& p : opt.params()) {
+        grads.push_back(p.grad());
+        if (grads.back().defined()) works.push_back(data.allreduce(grads.back()));
+      }
+      for (dist::Work& w : works) w.wait();
+      for (const Tensor& g : grads)
+        if (g.defined()) mul_(g, 1.0 / data.size());
+    }
+    const bool stepped = scaler.step(opt);
+    straggle();
+    return stepped;
+  }
+  EpochTotals combine(const EpochTotals& mine) override {
+    // A stage's ranks saw the same batches: the job's figures are the data axis's.
+    const EpochTotals all = combine_over(grid_.data(), mine);
+    whole_->load_state_dict(pipe_->full_state_dict());  // for the root's score and checkpoint
+    restart_clock();
+    return all;
+  }
+  // The one-process layout: every parameter's entries, this stage's filled in, summed over the
+  // stages (the other stages' entries are zeros here).
+  StateDict optimizer_state(const optim::Optimizer& opt) override {
+    const StateDict mine = opt.state_dict();
+    const std::vector<Tensor> all = whole_->parameters();
+    const size_t own = opt.params().size();
+    StateDict out;
+    out.insert("step", mine.at("step"));
+    out.insert("lr", mine.at("lr"));
+    std::vector<dist::Work> works;
+    for (const std::string& buffer : buffer_names(mine))
+      for (size_t i = 0; i < all.size(); ++i) {
+        const bool ours = i >= first_param_ && i < first_param_ + own;
+        const std::string local = std::to_string(i - first_param_) + "." + buffer;
+        Tensor t = ours               ? mine.at(local).clone()
+                   : buffer == "step" ? zeros(Shape{}, TensorOptions().dtype(DType::i64))
+                                      : zeros(all[i].shape(), TensorOptions().dtype(DType::f32));
+        works.push_back(grid_.pipeline().allreduce(t));
+        out.insert(std::to_string(i) + "." + buffer, t);
+      }
+    for (dist::Work& w : works) w.wait();
+    return out;
+  }
+  void load_optimizer_state(optim::Optimizer& opt, const StateDict& state) override {
+    StateDict mine;  // this stage's entries, numbered from 0
+    for (const auto& [name, t] : state) {
+      const size_t dot = name.find('.');
+      if (dot == std::string::npos) {
+        mine.insert(name, t);
+        continue;
+      }
+      const size_t i = std::stoul(name.substr(0, dot));
+      if (i >= first_param_ && i < first_param_ + opt.params().size())
+        mine.insert(std::to_string(i - first_param_) + name.substr(dot), t);
+    }
+    opt.load_state_dict(mine);
+  }
+  std::string describe() const override {
+    return detail::cat(world_.size(), " ranks: ", parallel_.pipeline, "-stage pipeline (",
+                       parallel_.schedule, ", ", parallel_.micro_batches,
+                       " micro-batches; layers [", pipe_ ? pipe_->first_layer() : 0, ", ",
+                       pipe_ ? pipe_->end_layer() : 0, ") of ", whole_ ? whole_->size() : 0,
+                       " on rank 0) × ", grid_.shape().data, " data-parallel");
+  }
+
+ private:
+  // The per-parameter entries of an optimizer's state ("step", "momentum_buffer", ...).
+  static std::vector<std::string> buffer_names(const StateDict& state) {
+    std::vector<std::string> names;
+    for (const auto& [name, t] : state)
+      if (name.rfind("0.", 0) == 0) names.push_back(name.substr(2));
+    return names;
+  }
+
+  ParallelSpec parallel_;
+  dist::ProcessGrid grid_;
+  std::shared_ptr<nn::Sequential> whole_;
+  std::unique_ptr<dist::PipelineParallel> pipe_;
+  size_t first_param_ = 0;  // this stage's first parameter in the whole model's order
+};
+
 // The ranks must hold whole model replicas; the model-splitting modes the library has but
 // exadnn train does not run yet are named. Before any message, so every rank says the same.
 void check_parallel_layout(const ParallelSpec& p, int ranks) {
@@ -192,11 +318,10 @@ void check_parallel_layout(const ParallelSpec& p, int ranks) {
     const char* header;  // where the library has it, for a program of its own
   };
   for (const Mode& m : {Mode{"tensor", p.tensor, "exadnn/dist/tensor_parallel.h"},
-                        Mode{"pipeline", p.pipeline, "exadnn/dist/pipeline.h"},
                         Mode{"spatial", p.spatial, "exadnn/dist/spatial_parallel.h"}})
     EXADNN_CHECK(m.ways == 1, "train", "'parallel.", m.key, ": ", m.ways,
                  "' is not supported by exadnn train yet (a program can use ", m.header,
-                 "); exadnn train runs 'parallel: {shard: true}'");
+                 "); exadnn train runs 'parallel.shard' and 'parallel.pipeline'");
 }
 
 class ParameterServerStrategy : public MpiStrategy {
@@ -318,6 +443,7 @@ std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelS
   if (parallel.enabled) {  // with mode allreduce (config_parallel.cpp)
     check_parallel_layout(parallel, dist::Communicator::world().size());
     if (parallel.shard) return std::make_unique<ShardedStrategy>(spec);
+    if (parallel.pipeline > 1) return std::make_unique<PipelineStrategy>(spec, parallel);
   }
   if (spec.mode == "param_server") return std::make_unique<ParameterServerStrategy>(spec);
   if (spec.mode == "async_rma") return std::make_unique<AsyncRmaStrategy>(spec);
