@@ -14,6 +14,10 @@ ByteStream::ByteStream(std::string path, std::string where)
   unsigned char magic[2] = {0, 0};
   const size_t got = std::fread(magic, 1, 2, file_);
   gzip_ = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  if (std::fseek(file_, 0, SEEK_END) == 0) {
+    const long end = std::ftell(file_);
+    if (end >= 0) file_bytes_ = static_cast<uint64_t>(end);
+  }
   std::rewind(file_);
   if (gzip_) {
     in_.resize(1 << 16);
@@ -29,6 +33,13 @@ ByteStream::ByteStream(std::string path, std::string where)
 ByteStream::~ByteStream() {
   if (z_init_) inflateEnd(&z_);
   if (file_) std::fclose(file_);
+}
+
+uint64_t ByteStream::max_remaining() const {
+  constexpr uint64_t kDeflateMaxRatio = 1032;
+  if (file_bytes_ == UINT64_MAX) return UINT64_MAX;
+  const uint64_t total = gzip_ ? file_bytes_ * kDeflateMaxRatio : file_bytes_;
+  return total > position_ ? total - position_ : 0;
 }
 
 size_t ByteStream::read(void* dst, size_t n) {

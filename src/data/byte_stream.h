@@ -33,6 +33,10 @@ class ByteStream {
   bool truncated() const { return truncated_; }
   /// Bytes handed out so far (after decompression).
   uint64_t position() const { return position_; }
+  /// An upper bound of the bytes still to come: the rest of a plain file; for gzip, what the
+  /// file's size can inflate to (deflate expands at most 1032 times); UINT64_MAX when the size
+  /// is unknown (a pipe). Readers check a header's promise against it before allocating.
+  uint64_t max_remaining() const;
   const std::string& path() const { return path_; }
 
  private:
@@ -47,6 +51,7 @@ class ByteStream {
   bool truncated_ = false;
   bool stream_done_ = false;  // the last gzip member ended and no input follows
   uint64_t position_ = 0;
+  uint64_t file_bytes_ = UINT64_MAX;  // the file's size (UINT64_MAX: unknown)
   z_stream z_{};
   bool z_init_ = false;
   std::vector<unsigned char> in_;

@@ -117,6 +117,12 @@ Tensor read_payload(internal::ByteStream& in, const Header& h, const std::string
   const std::string& path = in.path();
   const int64_t count = h.shape.numel();
   const size_t bytes = static_cast<size_t>(count) * h.type->bytes;
+  // Checked before the tensor is allocated: a corrupt header must not ask for gigabytes.
+  EXADNN_CHECK(bytes <= in.max_remaining(), kWhere, path, ": truncated: header promises ", promised,
+               " but the file ",
+               in.gzip() ? detail::cat("(gzip, inflating to at most ", in.max_remaining(),
+                                       " bytes) cannot hold them")
+                         : detail::cat("holds ", in.max_remaining(), " bytes of ", unit));
   Tensor out = empty(h.shape, h.type->dtype);
   // Same-size types land in the tensor directly; i8 and i16 go through a buffer and widen.
   std::vector<unsigned char> narrow;

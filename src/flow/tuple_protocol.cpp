@@ -51,8 +51,8 @@ std::variant<Tensor, Bytes> read_value(ByteReader& r) {
     EXADNN_CHECK(nbytes == static_cast<uint64_t>(meta.shape.numel()) * dtype_size(meta.dtype),
                  "flow::TupleSpace", "malformed value: ", nbytes, " bytes for ", meta.shape.str(),
                  " ", dtype_name(meta.dtype));
+    const std::byte* p = r.take(nbytes);  // before allocating: the bytes must be there
     Tensor t = empty(meta.shape, meta.dtype);
-    const std::byte* p = r.take(nbytes);
     if (nbytes) std::memcpy(t.data_ptr(), p, nbytes);
     return t;
   }

@@ -321,7 +321,7 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   }
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   Problems problems(origin);
-  report_duplicate_keys(root, problems.reporter());
+  if (!report_duplicate_keys(root, problems.reporter())) problems.throw_if_any();
   for (const auto& o : overrides) apply_override(root, o, problems);
 
   TrainConfig c;

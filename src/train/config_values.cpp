@@ -67,14 +67,19 @@ bool read_real(const YAML::Node& v, const std::string& name, double lo, double h
   return true;
 }
 
-void report_duplicate_keys(const YAML::Node& root, const ReportProblem& report) {
+bool report_duplicate_keys(const YAML::Node& root, const ReportProblem& report) {
+  bool plain = true;
   if (root.IsSequence()) {
-    for (const YAML::Node& item : root) report_duplicate_keys(item, report);
-    return;
+    for (const YAML::Node& item : root) plain = report_duplicate_keys(item, report) && plain;
+    return plain;
   }
-  if (!root.IsMap()) return;
+  if (!root.IsMap()) return true;
   std::map<std::string, int> first_line;
   for (auto it = root.begin(); it != root.end(); ++it) {
+    if (!it->first.IsScalar()) {
+      report(it->first, detail::cat("a key must be a plain name, got ", describe_value(it->first)));
+      plain = false;
+    }
     const std::string key = it->first.IsScalar() ? it->first.Scalar() : "";
     const int line = it->first.Mark().line + 1;
     const auto [seen, inserted] = first_line.emplace(key, line);
@@ -82,8 +87,9 @@ void report_duplicate_keys(const YAML::Node& root, const ReportProblem& report) 
       report(it->first,
              detail::cat("key '", key, "' appears twice in one mapping (lines ", seen->second,
                          " and ", line, "); only the first would be used: remove one"));
-    report_duplicate_keys(it->second, report);
+    plain = report_duplicate_keys(it->second, report) && plain;
   }
+  return plain;
 }
 
 }  // namespace exadnn::train::internal

@@ -31,7 +31,9 @@ bool read_real(const YAML::Node& v, const std::string& name, double lo, double h
                const ReportProblem& report, bool lo_open = false);
 
 /// Every mapping in the tree whose keys repeat: one problem per repeated key, with both lines
-/// (yaml-cpp keeps the first and ignores the second silently).
-void report_duplicate_keys(const YAML::Node& root, const ReportProblem& report);
+/// (yaml-cpp keeps the first and ignores the second silently); and every key that is not a plain
+/// name (a list or a mapping as a key). False when there is such a key: the key checks that
+/// follow read keys as strings.
+bool report_duplicate_keys(const YAML::Node& root, const ReportProblem& report);
 
 }  // namespace exadnn::train::internal

@@ -298,6 +298,13 @@ FaceField DctCompressor::decompress(const std::uint8_t* payload, std::size_t siz
   } catch (const Error& e) {
     throw Error("dct payload", cat("corrupt header: ", e.what()));
   }
+  // Every block starts with its DC as 64 bits: checked before the field (6 n² f64) is allocated,
+  // so a corrupt face size cannot ask for gigabytes.
+  const std::size_t blocks = 6 * std::size_t(n / p.block) * (n / p.block);
+  if (p.step > 0 && size < header_bytes(p) + 8 * blocks)
+    throw Error("dct payload",
+                cat("truncated: ", size, " bytes cannot hold the ", blocks, " blocks of n = ", n,
+                    ", B = ", p.block, " (8 bytes or more each)"));
   const std::size_t expected = p.step > 0 ? size : payload_bytes(static_cast<int>(n), p);
   if (size != expected)
     throw Error("dct payload", cat(size < expected ? "truncated" : "corrupt", ": ", size,

@@ -146,6 +146,14 @@ FaceField ZfpCompressor::decompress(const std::uint8_t* payload, std::size_t siz
   if (r.left() != total)
     throw Error("zfp payload", cat(r.left() < total ? "truncated" : "corrupt", ": the faces' ",
                                    "streams need ", total, " bytes, ", r.left(), " follow"));
+  // ZFP spends at least one bit on every 4 × 4 block: checked before the field (6 n² f64) is
+  // allocated, so a corrupt face size cannot ask for gigabytes.
+  const std::size_t blocks = std::size_t((n + 3) / 4) * ((n + 3) / 4);
+  for (int f = 0; f < 6; ++f)
+    if (8 * std::size_t(face_bytes[f]) < blocks)
+      throw Error("zfp payload", cat("truncated: face ", f, "'s stream of ", face_bytes[f],
+                                     " bytes cannot hold the ", blocks, " blocks of n = ", n,
+                                     " (a bit or more each)"));
   FaceField field(static_cast<int>(n));
   const std::size_t face_values = static_cast<std::size_t>(n) * n;
   for (int f = 0; f < 6; ++f) {
