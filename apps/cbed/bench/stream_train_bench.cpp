@@ -74,10 +74,12 @@ int main(int argc, char** argv) {
     int64_t in_window = 0;
     Clock::time_point window_start, last_step;
     bool first_window = true;
+    int64_t windows_in_epoch = 0;
     trainer.on_epoch_start([&](int64_t, int64_t, int64_t) {
       window_start = last_step = Clock::now();
       in_window = 0;
       first_window = true;
+      windows_in_epoch = 0;
     });
     trainer.on_step([&](const exadnn::train::StepEvent& s) {
       const Clock::time_point now = Clock::now();
@@ -86,8 +88,8 @@ int main(int argc, char** argv) {
       in_window += s.examples;
       if (in_window < window) return;
       const double t = std::chrono::duration<double>(now - window_start).count();
-      std::printf("epoch %lld window %zu: %lld samples %.2f s %.1f samples/s%s\n",
-                  static_cast<long long>(s.epoch), window_s.size() + 1,
+      std::printf("epoch %lld window %lld: %lld samples %.2f s %.1f samples/s%s\n",
+                  static_cast<long long>(s.epoch), static_cast<long long>(++windows_in_epoch),
                   static_cast<long long>(in_window), t, double(in_window) / t,
                   first_window ? " (buffer filling)" : "");
       std::fflush(stdout);

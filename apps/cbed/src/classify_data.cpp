@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "cbed/pattern_scale.h"
 #include "cbed/space_group.h"
 
 namespace cbed {
@@ -22,18 +23,6 @@ double unit(uint64_t seed, int64_t material, uint64_t salt) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return double((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
-
-// The stack [3, H, W] on a log scale per pattern: log10(I / max (1 - 1e-4) + 1e-4) / 4 + 1, so
-// the brightest pixel is 1 and anything below 1e-4 of it is near 0.
-void normalise(std::vector<float>& stack) {
-  const size_t n = stack.size() / 3;
-  for (size_t p = 0; p < 3; ++p) {
-    float* I = stack.data() + p * n;
-    const float top = std::max(*std::max_element(I, I + n), 1e-30f);
-    for (size_t i = 0; i < n; ++i)
-      I[i] = float(std::log10(double(std::max(I[i], 0.0f)) / top * (1 - 1e-4) + 1e-4) / 4 + 1);
-  }
 }
 
 }  // namespace
@@ -100,7 +89,8 @@ ClassifyData make_classify_data(const ClassifyDataOptions& o) {
       for (size_t j; (j = next++) < jobs.size();) {
         try {
           samples[j] = generate_material(jobs[j].material, o.generate);
-          normalise(samples[j].patterns);
+          log_scale_patterns(samples[j].patterns.data(), 3,
+                             int64_t(samples[j].patterns.size() / 3));
         } catch (const std::exception& e) {
           std::lock_guard<std::mutex> lock(failure_mutex);
           failure = e.what();

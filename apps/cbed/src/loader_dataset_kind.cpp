@@ -6,11 +6,13 @@
 // split, each a ShardDataset (patterns read from the shards per batch by the DataLoader's
 // prefetch thread, never the whole split in memory). With `stream` the training batches come
 // from a ShardStream instead: blocks shuffled across the shards into a buffer of at most
-// buffer_mb MiB, each data-parallel rank reading its own share of the samples.
+// buffer_mb MiB, each data-parallel rank reading its own share of the samples. Inputs are put on
+// the classifiers' log scale per pattern (pattern_scale.h) as each batch is made.
 #include <exadnn/core/error.h>
 #include <exadnn/train/datasets.h>
 
 #include "cbed/loader.h"
+#include "cbed/pattern_scale.h"
 
 namespace cbed::shard {
 namespace {
@@ -53,7 +55,8 @@ exadnn::train::DatasetKind shard_kind(Target target) {
             const std::shared_ptr<const ShardSet> train = open(Split::train);
             exadnn::train::TrainingData data{
                 std::make_shared<ShardDataset>(train, target),
-                std::make_shared<ShardDataset>(open(Split::test), target), nullptr};
+                std::make_shared<ShardDataset>(open(Split::test), target),
+                std::make_shared<LogPatternScale>()};
             if (d.stream_buffer_mb > 0)
               data.stream = stream_maker(train, target, d.stream_buffer_mb);
             return data;

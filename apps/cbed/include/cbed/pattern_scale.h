@@ -1,0 +1,22 @@
+// The classifiers' input scale of a CBED pattern: each pattern (one zone axis, H x W) becomes
+// log10(I / max (1 - 1e-4) + 1e-4) / 4 + 1, so its brightest pixel is 1 and anything below 1e-4
+// of it is near 0 (the intensities of a pattern span many orders of magnitude). Used by the
+// in-memory classification set and, as a batch transform, by the shard dataset kinds.
+#pragma once
+
+#include <cstdint>
+
+#include <exadnn/data/transforms.h>
+
+namespace cbed {
+
+/// Rescales `patterns` consecutive patterns of `pixels` values each, in place.
+void log_scale_patterns(float* data, int64_t patterns, int64_t pixels);
+
+/// log_scale_patterns on a batch of stacks: x [B, C, H, W] f32 -> a new [B, C, H, W] f32.
+class LogPatternScale : public exadnn::data::Transform {
+ public:
+  exadnn::Tensor apply(const exadnn::Tensor& x, exadnn::Generator& gen) const override;
+};
+
+}  // namespace cbed
