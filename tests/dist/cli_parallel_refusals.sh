@@ -4,7 +4,7 @@
 # left waiting) with a non-zero exit code and a message naming the key and the numbers.
 #   usage: cli_parallel_refusals.sh EXADNN_BINARY "MPIEXEC COMMAND"
 # (the Fashion-MNIST MLP config: 6 layers, linear 512 → relu → linear 256 → relu → linear 10,
-# batch 128; every refusal comes before its data is read)
+# batch 128; every refusal but one comes before its data is read)
 source "$(dirname "$0")/cli_common.sh"
 
 failures=0
@@ -30,6 +30,9 @@ refuses 2 "'parallel.tensor' is 3, which does not divide the 512 output features
 refuses 2 "'parallel.schedule' is 'zigzag' (allowed: gpipe, 1f1b)" $ar parallel.pipeline=2 parallel.schedule=zigzag
 refuses 2 "'parallel.micro_batches' is 3, which does not divide data.batch_size 128" $ar parallel.pipeline=2 parallel.micro_batches=3
 refuses 2 "'parallel.micro_batches' needs 'parallel.pipeline' > 1" $ar parallel.micro_batches=4
+# 60000 training examples in batches of 128: the last holds 96 (read from the dataset: the one
+# refusal that loads the data first, before the first step).
+refuses 2 "'parallel.micro_batches' is 64, which does not divide the epoch's last batch of 96 examples" $ar parallel.pipeline=2 parallel.micro_batches=64
 refuses 2 "'parallel.boundaries' has 1 entries; 'parallel.pipeline: 3' needs 2" $ar parallel.pipeline=3 "parallel.boundaries=[2]"
 refuses 2 "this config has 'distributed.mode: param_server' (unsupported combination)" distributed.mode=param_server parallel.shard=true
 refuses 1 "this config has no 'distributed' (unsupported combination)" parallel.shard=true

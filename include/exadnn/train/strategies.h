@@ -10,9 +10,11 @@
 //     distributed: {mode: hogwild | threads_locked | threads_sync, threads: 2, accumulate: 1}
 // Without `distributed` a run is one process (the base Strategy). Beside an allreduce run,
 //     parallel: {shard: true}
-// shards the optimizer state over the ranks (dist::ShardedOptimizer, ZeRO-1); the other keys of
-// `parallel` (tensor, pipeline, micro_batches, schedule, recompute, boundaries, spatial) are read
-// and checked against the model and the rank count, but exadnn train does not run them yet.
+// shards the optimizer state over the ranks (dist::ShardedOptimizer, ZeRO-1), and
+//     parallel: {pipeline: P, micro_batches: M, schedule: gpipe | 1f1b, recompute, boundaries}
+// cuts the model list into P stages (dist::PipelineParallel) × ranks / P data-parallel replicas;
+// `tensor` and `spatial` are read and checked against the model and the rank count, but exadnn
+// train does not run them yet.
 #pragma once
 
 #include <cstdint>

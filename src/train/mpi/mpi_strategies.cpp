@@ -215,6 +215,19 @@ class PipelineStrategy : public MpiStrategy {
       first_param_ += (*whole_)[i]->parameters().size();
     return make(pipe_->stage().parameters());
   }
+  // Every batch must split into micro-batches, the epoch's last, shorter one too: checked before
+  // the first step (every rank finds the same).
+  void for_each_batch(data::DataLoader& loader, int64_t epoch,
+                      const std::function<void(const data::Batch&)>& use) override {
+    const data::DataLoaderOptions& o = loader.options();
+    const int64_t examples = loader.dataset().size() / grid_.shape().data;
+    const int64_t last = o.drop_last() ? 0 : examples % o.batch_size();
+    EXADNN_CHECK(last % parallel_.micro_batches == 0, "train", "'parallel.micro_batches' is ",
+                 parallel_.micro_batches, ", which does not divide the epoch's last batch of ",
+                 last, " examples (", examples, " per data-parallel replica in batches of ",
+                 o.batch_size(), ")");
+    Strategy::for_each_batch(loader, epoch, use);
+  }
   bool runs_forward_backward() const override { return true; }
   double forward_backward(const data::Batch& batch, const LossFunction& loss) override {
     return pipe_->forward_backward(batch.inputs, batch.targets, loss);
