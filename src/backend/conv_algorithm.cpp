@@ -16,11 +16,12 @@ std::atomic<int> g_algorithm{kUnset};
 
 ConvAlgorithm from_environment() {
   const char* env = std::getenv("EXADNN_CONV");
-  if (env == nullptr || *env == '\0') return ConvAlgorithm::onednn;
+  if (env == nullptr || *env == '\0') return ConvAlgorithm::fastest;
   const std::string v(env);
+  if (v == "fastest") return ConvAlgorithm::fastest;
   if (v == "onednn") return ConvAlgorithm::onednn;
   if (v == "im2col") return ConvAlgorithm::im2col;
-  throw Error("EXADNN_CONV", "unknown value '" + v + "'; expected onednn or im2col");
+  throw Error("EXADNN_CONV", "unknown value '" + v + "'; expected fastest, onednn or im2col");
 }
 
 }  // namespace
@@ -40,7 +41,15 @@ ConvAlgorithm conv_algorithm() {
 }
 
 const char* conv_algorithm_name(ConvAlgorithm algorithm) {
-  return algorithm == ConvAlgorithm::onednn ? "onednn" : "im2col";
+  switch (algorithm) {
+    case ConvAlgorithm::fastest:
+      return "fastest";
+    case ConvAlgorithm::onednn:
+      return "onednn";
+    case ConvAlgorithm::im2col:
+      return "im2col";
+  }
+  return "?";
 }
 
 }  // namespace exadnn

@@ -181,7 +181,8 @@ TEST_P(ConvAlgo, ConcurrentCallsFromTwoThreads) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Conv, ConvAlgo,
-                         ::testing::Values(ConvAlgorithm::onednn, ConvAlgorithm::im2col),
+                         ::testing::Values(ConvAlgorithm::fastest, ConvAlgorithm::onednn,
+                                           ConvAlgorithm::im2col),
                          algo_name);
 
 // The two algorithms against each other, forward and backward. The data are quantized, so every
@@ -215,6 +216,7 @@ TEST(ConvAlgorithms, SelectableAtRunTime) {
   }
   EXPECT_STREQ(conv_algorithm_name(ConvAlgorithm::im2col), "im2col");
   EXPECT_STREQ(conv_algorithm_name(ConvAlgorithm::onednn), "onednn");
+  EXPECT_STREQ(conv_algorithm_name(ConvAlgorithm::fastest), "fastest");
 }
 
 // ---- f64: the im2col path against the naive loop and finite differences ------------------------

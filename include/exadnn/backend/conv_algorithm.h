@@ -5,17 +5,20 @@ namespace exadnn {
 
 /// How CPU f32 convolution, pooling and batch norm are computed.
 enum class ConvAlgorithm {
-  onednn,  ///< oneDNN primitives, forward and backward (the default)
-  im2col,  ///< exadnn's own loops: im2col + GEMM for convolution, direct loops for the rest
+  fastest,  ///< f32 convolutions: each problem's fastest route (oneDNN in its plain, blocked or
+            ///< channels-last layout, or im2col), measured on first use and remembered in a
+            ///< wisdom file (see src/backend/cpu/conv_tuning.h); the rest as `onednn` (default)
+  onednn,   ///< oneDNN primitives, forward and backward, layouts by a fixed rule
+  im2col,   ///< exadnn's own loops: im2col + GEMM for convolution, direct loops for the rest
 };
 
 /// Selects the algorithm for the whole process. The initial value comes from the environment
-/// variable EXADNN_CONV=onednn|im2col (default onednn); an unknown value is an Error at first
-/// use. f64 always runs im2col (oneDNN has no f64); softmax always runs exadnn's loops.
+/// variable EXADNN_CONV=fastest|onednn|im2col (default fastest); an unknown value is an Error at
+/// first use. f64 always runs im2col (oneDNN has no f64); softmax always runs exadnn's loops.
 void set_conv_algorithm(ConvAlgorithm algorithm);
 /// The algorithm in effect.
 ConvAlgorithm conv_algorithm();
-/// "onednn" or "im2col".
+/// "fastest", "onednn" or "im2col".
 const char* conv_algorithm_name(ConvAlgorithm algorithm);
 
 /// Sets the algorithm for its lifetime and restores the previous one on exit.

@@ -8,13 +8,20 @@
 namespace exadnn::cpu {
 
 namespace onednn {
+/// The layout a convolution's activations are handed to oneDNN in: `automatic` is the fixed
+/// rule of onednn_conv.cpp (or EXADNN_ONEDNN_LAYOUT); the others force one (measured routes).
+enum class ConvLayout : uint8_t { automatic, plain, blocked, nhwc };
+/// True when EXADNN_ONEDNN_LAYOUT forces one layout for every convolution (for measuring).
+bool layout_forced();
 /// Convolutions of f32 or bf16 tensors (every tensor argument of one dtype).
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
-                    const Tensor& weight, const Tensor& bias);
+                    const Tensor& weight, const Tensor& bias,
+                    ConvLayout layout = ConvLayout::automatic);
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
-                          const Tensor& weight);
+                          const Tensor& weight, ConvLayout layout = ConvLayout::automatic);
 void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
-                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x);
+                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x,
+                             ConvLayout layout = ConvLayout::automatic);
 /// Max-pooling workspaces are u8 tensors of oneDNN's workspace bytes.
 Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training);
 void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,

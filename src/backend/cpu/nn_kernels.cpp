@@ -1,7 +1,9 @@
 // Registers the CPU layer kernels. f32 goes to oneDNN or to exadnn's own loops per call, as
-// conv_algorithm() says; f64 always to exadnn's loops (oneDNN has no f64); f16 and bf16 as said
-// above conv_widened().
+// conv_algorithm() says (f32 convolutions under `fastest`: the route measured for the problem,
+// conv_tuning.h); f64 always to exadnn's loops (oneDNN has no f64); f16 and bf16 as said above
+// conv_widened().
 #include "exadnn/backend/nn_kernels.h"
+#include "conv_tuning.h"
 #include "exadnn/backend/conv_algorithm.h"
 #include "exadnn/core/half.h"
 #include "loops.h"
@@ -15,7 +17,29 @@ void register_softmax_kernels(KernelRegistry& r);
 namespace {
 
 bool use_onednn() {
-  return conv_algorithm() == ConvAlgorithm::onednn;
+  return conv_algorithm() != ConvAlgorithm::im2col;
+}
+
+// f32 convolutions take the measured route unless EXADNN_ONEDNN_LAYOUT forces a layout.
+bool measured_routes() {
+  return conv_algorithm() == ConvAlgorithm::fastest && !onednn::layout_forced();
+}
+
+onednn::ConvLayout layout_of(ConvRoute route) {
+  switch (route) {
+    case ConvRoute::onednn_plain:
+      return onednn::ConvLayout::plain;
+    case ConvRoute::onednn_nhwc:
+      return onednn::ConvLayout::nhwc;
+    default:
+      return onednn::ConvLayout::blocked;
+  }
+}
+
+// Runs one f32 convolution pass by its measured route; run(route) computes it by that route.
+void run_measured(const Conv2dGeometry& g, bool bias, ConvPass pass,
+                  const std::function<void(ConvRoute)>& run) {
+  run(tuned_conv_route(g, bias, pass, run));
 }
 
 // Empty tensors go to exadnn's loops, which handle them (oneDNN wants e.g. a workspace that an
@@ -47,8 +71,14 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
     conv2d_forward<float>(g, wide_out, widen(x), widen(weight), widen(bias));
     narrow_into(wide_out, out);
   } else {
-    if constexpr (std::is_same_v<T, float>)
+    if constexpr (std::is_same_v<T, float>) {
+      if (measured_routes())
+        return run_measured(g, bias.defined(), ConvPass::forward, [&](ConvRoute r) {
+          if (r == ConvRoute::im2col) return native::conv2d_forward<T>(g, out, x, weight, bias);
+          onednn::conv2d_forward(g, out, x, weight, bias, layout_of(r));
+        });
       if (use_onednn()) return onednn::conv2d_forward(g, out, x, weight, bias);
+    }
     native::conv2d_forward<T>(g, out, x, weight, bias);
   }
 }
@@ -62,8 +92,15 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
     conv2d_backward_data<float>(g, wide_gx, widen(grad_out), widen(weight));
     narrow_into(wide_gx, grad_x);
   } else {
-    if constexpr (std::is_same_v<T, float>)
+    if constexpr (std::is_same_v<T, float>) {
+      if (measured_routes())
+        return run_measured(g, false, ConvPass::backward_data, [&](ConvRoute r) {
+          if (r == ConvRoute::im2col)
+            return native::conv2d_backward_data<T>(g, grad_x, grad_out, weight);
+          onednn::conv2d_backward_data(g, grad_x, grad_out, weight, layout_of(r));
+        });
       if (use_onednn()) return onednn::conv2d_backward_data(g, grad_x, grad_out, weight);
+    }
     native::conv2d_backward_data<T>(g, grad_x, grad_out, weight);
   }
 }
@@ -79,9 +116,16 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
     narrow_into(wide_gw, grad_weight);
     narrow_into(wide_gb, grad_bias);
   } else {
-    if constexpr (std::is_same_v<T, float>)
+    if constexpr (std::is_same_v<T, float>) {
+      if (measured_routes())
+        return run_measured(g, grad_bias.defined(), ConvPass::backward_weights, [&](ConvRoute r) {
+          if (r == ConvRoute::im2col)
+            return native::conv2d_backward_weights<T>(g, grad_weight, grad_bias, grad_out, x);
+          onednn::conv2d_backward_weights(g, grad_weight, grad_bias, grad_out, x, layout_of(r));
+        });
       if (use_onednn())
         return onednn::conv2d_backward_weights(g, grad_weight, grad_bias, grad_out, x);
+    }
     native::conv2d_backward_weights<T>(g, grad_weight, grad_bias, grad_out, x);
   }
 }

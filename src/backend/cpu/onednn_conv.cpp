@@ -61,6 +61,20 @@ ActLayout activation_layout(const Conv2dGeometry& g, Pass pass) {
   return ActLayout::blocked;
 }
 
+// The layout a call asked for, or the rule above.
+ActLayout resolve(ConvLayout requested, const Conv2dGeometry& g, Pass pass) {
+  switch (requested) {
+    case ConvLayout::plain:
+      return ActLayout::plain;
+    case ConvLayout::blocked:
+      return ActLayout::blocked;
+    case ConvLayout::nhwc:
+      return ActLayout::nhwc;
+    default:
+      return activation_layout(g, pass);
+  }
+}
+
 tag act_tag(ActLayout l) {
   switch (l) {
     case ActLayout::plain:
@@ -164,13 +178,12 @@ struct BackwardWeights {
 
 template <class Value>
 std::shared_ptr<const Value> entry(const Conv2dGeometry& g, memory::data_type dt, bool bias,
-                                   Pass pass);
+                                   Pass pass, ActLayout l);
 
 template <>
 std::shared_ptr<const Forward> entry<Forward>(const Conv2dGeometry& g, memory::data_type dt,
-                                              bool bias, Pass pass) {
+                                              bool bias, Pass pass, ActLayout l) {
   static PrimitiveCache<Key, Forward, KeyHash> cache;
-  const ActLayout l = activation_layout(g, pass);
   return cache.get(Key{g, dt, bias, pass, l}, [&] {
     const Dims d(g, dt);
     const auto pd = forward_pd(d, bias, act_tag(l));
@@ -185,9 +198,9 @@ std::shared_ptr<const Forward> entry<Forward>(const Conv2dGeometry& g, memory::d
 
 template <>
 std::shared_ptr<const BackwardData> entry<BackwardData>(const Conv2dGeometry& g,
-                                                        memory::data_type dt, bool, Pass pass) {
+                                                        memory::data_type dt, bool, Pass pass,
+                                                        ActLayout l) {
   static PrimitiveCache<Key, BackwardData, KeyHash> cache;
-  const ActLayout l = activation_layout(g, pass);
   return cache.get(Key{g, dt, false, pass, l}, [&] {
     const Dims d(g, dt);
     const tag act = act_tag(l);
@@ -206,9 +219,8 @@ std::shared_ptr<const BackwardData> entry<BackwardData>(const Conv2dGeometry& g,
 template <>
 std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeometry& g,
                                                               memory::data_type dt, bool bias,
-                                                              Pass pass) {
+                                                              Pass pass, ActLayout l) {
   static PrimitiveCache<Key, BackwardWeights, KeyHash> cache;
-  const ActLayout l = activation_layout(g, pass);
   return cache.get(Key{g, dt, bias, pass, l}, [&] {
     const Dims d(g, dt);
     const tag act = act_tag(l);
@@ -230,10 +242,16 @@ std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeomet
 
 }  // namespace
 
+bool layout_forced() {
+  static const bool forced = layout_from_env() != LayoutChoice::automatic;
+  return forced;
+}
+
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
-                    const Tensor& weight, const Tensor& bias) {
+                    const Tensor& weight, const Tensor& bias, ConvLayout layout) {
   guarded("conv2d", [&] {
-    const auto e = entry<Forward>(g, data_type_of(x.dtype()), bias.defined(), Pass::forward);
+    const auto e = entry<Forward>(g, data_type_of(x.dtype()), bias.defined(), Pass::forward,
+                                  resolve(layout, g, Pass::forward));
     Scratch scratch;
     const memory src = e->src.input(x, scratch), w = e->weights.input(weight, scratch);
     const memory dst = e->dst.output(out, scratch);
@@ -248,10 +266,11 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
 }
 
 void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
-                          const Tensor& weight) {
+                          const Tensor& weight, ConvLayout layout) {
   guarded("conv2d", [&] {
     const auto e =
-        entry<BackwardData>(g, data_type_of(grad_out.dtype()), false, Pass::backward_data);
+        entry<BackwardData>(g, data_type_of(grad_out.dtype()), false, Pass::backward_data,
+                            resolve(layout, g, Pass::backward_data));
     Scratch scratch;
     const memory dd = e->diff_dst.input(grad_out, scratch);
     const memory w = e->weights.input(weight, scratch);
@@ -266,10 +285,12 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
 }
 
 void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
-                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x) {
+                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x,
+                             ConvLayout layout) {
   guarded("conv2d", [&] {
-    const auto e = entry<BackwardWeights>(g, data_type_of(x.dtype()), grad_bias.defined(),
-                                          Pass::backward_weights);
+    const auto e =
+        entry<BackwardWeights>(g, data_type_of(x.dtype()), grad_bias.defined(),
+                               Pass::backward_weights, resolve(layout, g, Pass::backward_weights));
     Scratch scratch;
     const memory dd = e->diff_dst.input(grad_out, scratch);
     const memory src = e->src.input(x, scratch);

@@ -1,0 +1,47 @@
+// Which implementation runs one f32 convolution pass, chosen by measuring: on the first call of
+// a problem (geometry, bias, pass, thread count) every route runs on the call's own tensors, the
+// fastest is kept for the process and written to a wisdom file, so later processes on the same
+// machine take the same route (identical results across a resume) without measuring again.
+//
+// The wisdom file: $EXADNN_CONV_WISDOM, else $XDG_CACHE_HOME/exadnn/conv_wisdom, else
+// ~/.cache/exadnn/conv_wisdom; one line per problem, "<key> <route>". EXADNN_CONV_WISDOM=none
+// keeps choices in the process only. The file is locked (flock) while a problem is measured, so
+// concurrent processes do not time each other and agree on one entry. Lines from another CPU
+// model or oneDNN version have other keys and are ignored.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "exadnn/backend/nn_kernels.h"
+
+namespace exadnn::cpu {
+
+/// The ways exadnn can run an f32 convolution on the CPU.
+enum class ConvRoute : uint8_t {
+  onednn_plain,    ///< oneDNN on the NCHW tensors as stored (its GEMM-based kernels)
+  onednn_blocked,  ///< oneDNN's blocked layout (nChw16c), reordered in and out
+  onednn_nhwc,     ///< oneDNN on channels-last copies (brgconv kernels)
+  im2col,          ///< exadnn's im2col + GEMM
+};
+inline constexpr ConvRoute kConvRoutes[] = {ConvRoute::onednn_plain, ConvRoute::onednn_blocked,
+                                            ConvRoute::onednn_nhwc, ConvRoute::im2col};
+const char* conv_route_name(ConvRoute route);
+
+enum class ConvPass : uint8_t { forward, backward_data, backward_weights };
+
+/// The route for this problem: known in this process, read from the wisdom file, or measured
+/// now by `run(route)` (which computes the pass into the call's outputs; the caller runs the
+/// returned route once more for its result).
+ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
+                           const std::function<void(ConvRoute)>& run);
+
+/// The wisdom file's key of a problem (machine, oneDNN version, threads, pass, geometry, bias).
+std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass);
+/// Forgets the routes this process knows (tests; the wisdom file is kept).
+void forget_conv_routes();
+/// Where routes are persisted ("" when only in the process).
+std::string conv_wisdom_path();
+
+}  // namespace exadnn::cpu

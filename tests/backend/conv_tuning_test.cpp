@@ -1,0 +1,114 @@
+// Measured convolution routes (src/backend/cpu/conv_tuning.h): each pass of a new problem is
+// measured once and written to the wisdom file; an entry there is followed without measuring.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "backend/cpu/conv_tuning.h"
+#include "exadnn/exadnn.h"
+#include "scratch_dir.h"
+#include "testing.h"
+
+using namespace exadnn;
+using exadnn::cpu::ConvPass;
+
+namespace {
+
+// x [2, 3, 9, 9], weight [4, 3, 3, 3], bias, padding 1: out [2, 4, 9, 9].
+Conv2dGeometry geometry() {
+  Conv2dGeometry g;
+  g.n = 2, g.c = 3, g.h = 9, g.w = 9, g.o = 4, g.kh = 3, g.kw = 3, g.oh = 9, g.ow = 9;
+  g.pad_h = g.pad_w = 1;
+  return g;
+}
+
+// Output and the three gradients of one conv2d step on fixed random data.
+std::vector<Tensor> conv_step() {
+  manual_seed(7);
+  Tensor x = randn({2, 3, 9, 9}).requires_grad_(true);
+  Tensor w = randn({4, 3, 3, 3}).requires_grad_(true);
+  Tensor b = randn({4}).requires_grad_(true);
+  Conv2dParams p;
+  p.padding = 1;
+  Tensor out = conv2d(x, w, b, p);
+  sum(out * out).backward();
+  return {out.detach(), x.grad(), w.grad(), b.grad()};
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Points the wisdom file at a scratch folder and starts from no known route.
+class ConvTuning : public ::testing::Test {
+ protected:
+  ConvTuning() : guard_(ConvAlgorithm::fastest) {
+    ::setenv("EXADNN_CONV_WISDOM", dir_.file("wisdom").c_str(), 1);
+    cpu::forget_conv_routes();
+  }
+  ~ConvTuning() override {
+    ::unsetenv("EXADNN_CONV_WISDOM");
+    cpu::forget_conv_routes();
+  }
+  std::string wisdom() const { return dir_.file("wisdom"); }
+
+ private:
+  exadnn::testing::ScratchDir dir_{"exadnn_backend_"};
+  ConvAlgorithmGuard guard_;
+};
+
+}  // namespace
+
+TEST_F(ConvTuning, EachPassIsMeasuredOnceAndWrittenDown) {
+  const std::vector<Tensor> tuned = conv_step();
+  std::vector<Tensor> reference;
+  {
+    ConvAlgorithmGuard im2col(ConvAlgorithm::im2col);
+    reference = conv_step();
+  }
+  for (size_t i = 0; i < tuned.size(); ++i)
+    EXPECT_TRUE(exadnn::testing::all_close(tuned[i], reference[i])) << i;
+  const auto lines = lines_of(wisdom());
+  ASSERT_EQ(lines.size(), 3u);
+  for (ConvPass pass : {ConvPass::forward, ConvPass::backward_data, ConvPass::backward_weights}) {
+    const std::string key = cpu::conv_wisdom_key(geometry(), pass != ConvPass::backward_data, pass);
+    int found = 0;
+    for (const auto& line : lines) found += line.rfind(key + " ", 0) == 0;
+    EXPECT_EQ(found, 1) << key;
+  }
+  conv_step();  // known now: nothing is measured or written again
+  EXPECT_EQ(lines_of(wisdom()).size(), 3u);
+}
+
+TEST_F(ConvTuning, AWrittenRouteIsFollowedAndBadLinesAreIgnored) {
+  {
+    std::ofstream out(wisdom());
+    out << "a line that is not a route\n"
+        << cpu::conv_wisdom_key(geometry(), true, ConvPass::forward) << " no-such-route\n";
+    for (ConvPass pass : {ConvPass::forward, ConvPass::backward_data, ConvPass::backward_weights})
+      out << cpu::conv_wisdom_key(geometry(), pass != ConvPass::backward_data, pass) << " im2col\n";
+  }
+  const std::vector<Tensor> tuned = conv_step();
+  std::vector<Tensor> im2col;
+  {
+    ConvAlgorithmGuard guard(ConvAlgorithm::im2col);
+    im2col = conv_step();
+  }
+  for (size_t i = 0; i < tuned.size(); ++i)  // the same route: the same bits
+    EXPECT_EQ(exadnn::testing::values(tuned[i]), exadnn::testing::values(im2col[i])) << i;
+  EXPECT_EQ(lines_of(wisdom()).size(), 5u);  // nothing measured, nothing added
+}
+
+TEST(ConvWisdomPath, NoneKeepsRoutesInTheProcessOnly) {
+  ::setenv("EXADNN_CONV_WISDOM", "none", 1);
+  EXPECT_EQ(cpu::conv_wisdom_path(), "");
+  ::setenv("EXADNN_CONV_WISDOM", "/some/file", 1);
+  EXPECT_EQ(cpu::conv_wisdom_path(), "/some/file");
+  ::unsetenv("EXADNN_CONV_WISDOM");
+}
