@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "data/seed.h"
+#include "exadnn/core/profiler.h"
 #include "exadnn/core/rng.h"
 
 namespace exadnn::data {
@@ -190,6 +191,7 @@ void DataLoader::end_epoch() {
 }
 
 std::optional<Batch> DataLoader::next() {
+  const profiler::Region region(profiler::Phase::data, "data");  // the wait for the batch
   if (!in_epoch_) start_epoch();
   if (consumed_ >= batches_per_epoch()) {
     end_epoch();

@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <vector>
+
+#include "exadnn/core/profiler.h"
 
 namespace exadnn::cli {
 
@@ -26,6 +29,7 @@ class StepProfile {
   bool on_;
   int64_t steps_ = 0;
   std::chrono::steady_clock::time_point start_, last_step_end_;
+  std::vector<profiler::Row> at_last_step_;
 };
 
 }  // namespace exadnn::cli
