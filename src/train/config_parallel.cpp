@@ -133,11 +133,16 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
     report(node["shard"],
            "'parallel.shard' with 'parallel.pipeline' (a stage's optimizer state sharded over its "
            "replicas) is not done yet (unsupported combination)");
-  if (p.pipeline > 1 && c.precision != "fp32")
-    report(node["pipeline"],
-           "'parallel.pipeline' trains in fp32 (its stages send f32 "
-           "activations); 'precision: " +
-               c.precision + "' is an unsupported combination");
+  if (p.tensor > 1 && (p.pipeline > 1 || p.shard))
+    report(node["tensor"],
+           "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not "
+           "done yet (unsupported combination)");
+  for (const char* key : {"pipeline", "tensor"})
+    if (node[key] && (key[0] == 'p' ? p.pipeline : p.tensor) > 1 && c.precision != "fp32")
+      report(node[key], detail::cat("'parallel.", key,
+                                    "' trains in fp32 (its split layers pass f32 "
+                                    "activations); 'precision: ",
+                                    c.precision, "' is an unsupported combination"));
   if (p.spatial > 1 && (p.tensor > 1 || p.pipeline > 1))
     report(node["spatial"],
            "'parallel.spatial' splits images and does not combine with 'tensor' or 'pipeline' "

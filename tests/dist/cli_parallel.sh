@@ -9,7 +9,10 @@
 #  pipeline: 2 stages (GPipe, 4 micro-batches) on 2 ranks = one process; 2 stages (1F1B,
 #    recompute, boundaries [2]) × 2 data-parallel on 4 ranks = allreduce on 2 ranks; its
 #    checkpoint resumed on one process and on 2 pipeline ranks = one process's own checkpoint
-#    resumed.
+#    resumed;
+#  tensor: 2-way (the linear 64 → relu → linear 4 run split column/row-wise) on 2 ranks = one
+#    process; 2-way × 2 data-parallel on 4 ranks = allreduce on 2 ranks; its checkpoint resumed on
+#    one process and on 2 tensor ranks = one process's own checkpoint resumed.
 #   usage: cli_parallel.sh EXADNN_BINARY "MPIEXEC COMMAND"
 source "$(dirname "$0")/cli_common.sh"
 
@@ -101,4 +104,18 @@ same "$work/one-resumed.json" "$work/pipe-resumed.json" "one process resumed fro
 run 2 "$work/pipe-resumed-2.json" $ar parallel.pipeline=2 parallel.micro_batches=4 epochs=4 -- \
   --checkpoint-dir "$work/pipe-ckpt-2" --resume
 same "$work/one-resumed.json" "$work/pipe-resumed-2.json" "resumed: one process / 2 pipeline ranks" last
+
+# --- tensor ---
+run 2 "$work/tensor.json" $ar parallel.tensor=2 -- --checkpoint-dir "$work/tensor-ckpt"
+grep '^distributed:' "$work/tensor.json.log"
+same "$work/one.json" "$work/tensor.json" "one process / 2-way tensor"
+run 4 "$work/tensor-data.json" $ar parallel.tensor=2
+grep '^distributed:' "$work/tensor-data.json.log"
+same "$work/allreduce.json" "$work/tensor-data.json" "allreduce on 2 ranks / 2-way tensor x 2 data-parallel"
+cp -r "$work/tensor-ckpt" "$work/tensor-ckpt-2"
+one "$work/tensor-resumed.json" --set epochs=4 --checkpoint-dir "$work/tensor-ckpt" --resume
+same "$work/one-resumed.json" "$work/tensor-resumed.json" "one process resumed from one process / tensor" last
+run 2 "$work/tensor-resumed-2.json" $ar parallel.tensor=2 epochs=4 -- \
+  --checkpoint-dir "$work/tensor-ckpt-2" --resume
+same "$work/one-resumed.json" "$work/tensor-resumed-2.json" "resumed: one process / 2 tensor ranks" last
 echo PASS

@@ -37,11 +37,11 @@ refuses 2 "'parallel.boundaries' has 1 entries; 'parallel.pipeline: 3' needs 2" 
 refuses 2 "this config has 'distributed.mode: param_server' (unsupported combination)" distributed.mode=param_server parallel.shard=true
 refuses 1 "this config has no 'distributed' (unsupported combination)" parallel.shard=true
 refuses 2 "'parallel.spatial' splits images and does not combine with 'tensor' or 'pipeline'" $ar parallel.spatial=2 parallel.tensor=2
-for key in tensor spatial; do
-  refuses 2 "'parallel.$key: 2' is not supported by exadnn train yet" $ar parallel.$key=2
-done
+refuses 2 "'parallel.spatial: 2' is not supported by exadnn train yet" $ar parallel.spatial=2
+refuses 2 "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not done yet" $ar parallel.tensor=2 parallel.pipeline=2
 refuses 2 "'parallel.shard' with 'parallel.pipeline'" $ar parallel.pipeline=2 parallel.shard=true
 refuses 2 "'precision: bf16' is an unsupported combination" $ar parallel.pipeline=2 precision=bf16
+refuses 2 "'parallel.tensor' trains in fp32" $ar parallel.tensor=2 precision=bf16
 refuses 2 "unknown key 'stages' in parallel" $ar parallel.stages=2
 [ "$failures" = 0 ] || { echo "FAIL: $failures cases"; exit 1; }
 echo PASS

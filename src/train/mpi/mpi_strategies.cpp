@@ -24,58 +24,11 @@
 #include "exadnn/ops/inplace.h"
 #include "exadnn/optim/sgd.h"
 #include "mpi_strategies.h"
+#include "mpi_strategy.h"
 
 namespace exadnn::train::internal {
 
 namespace {
-
-// What both MPI modes share: the world communicator, the root, combining epoch figures.
-class MpiStrategy : public Strategy {
- public:
-  explicit MpiStrategy(const MpiSpec& spec) : spec_(spec), world_(dist::Communicator::world()) {
-    world_.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(spec.timeout_s * 1000)));
-    if (const char* straggler = std::getenv("EXADNN_STRAGGLER")) {
-      int rank = -1;
-      double factor = 1;
-      EXADNN_CHECK(std::sscanf(straggler, "%d:%lf", &rank, &factor) == 2 && factor >= 1, "train",
-                   "EXADNN_STRAGGLER must be RANK:FACTOR with FACTOR >= 1, got '", straggler, "'");
-      if (rank == world_.rank()) slowdown_ = factor;
-    }
-    restart_clock();
-  }
-  int ranks() const override { return world_.size(); }
-  bool is_root() const override { return world_.rank() == 0; }
-
- protected:
-  // Sums over `group` (the ranks that train); seconds become the slowest rank's.
-  static EpochTotals combine_over(const dist::Communicator& group, const EpochTotals& mine) {
-    Tensor sums = from_vector<double>({mine.loss_sum, double(mine.batches), double(mine.examples)});
-    Tensor slowest = from_vector<double>({mine.seconds});
-    dist::Work a = group.allreduce(sums), b = group.allreduce(slowest, dist::ReduceOp::max);
-    a.wait();
-    b.wait();
-    const double* s = sums.data<double>();
-    return {s[0], static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]),
-            slowest.data<double>()[0]};
-  }
-
-  // EXADNN_STRAGGLER: sleeps (factor - 1) × this rank's fastest step so far (its own compute
-  // time: a step that waited for the others, e.g. in an allreduce, is longer and never the
-  // fastest, so the slowdown does not feed on itself).
-  void straggle() {
-    if (slowdown_ <= 1) return;
-    fastest_step_ = std::min(fastest_step_, std::chrono::steady_clock::now() - last_step_);
-    std::this_thread::sleep_for((slowdown_ - 1) * fastest_step_);
-    restart_clock();
-  }
-  void restart_clock() { last_step_ = std::chrono::steady_clock::now(); }
-
-  MpiSpec spec_;
-  dist::Communicator world_;
-  double slowdown_ = 1;
-  std::chrono::steady_clock::time_point last_step_;
-  std::chrono::steady_clock::duration fastest_step_ = std::chrono::hours(1);
-};
 
 class AllreduceStrategy : public MpiStrategy {
  public:
@@ -188,21 +141,15 @@ class ShardedStrategy : public AllreduceStrategy {
 // Every rank builds the whole model (same seed) and trains its stage; after each epoch the
 // stages' weights are gathered into every rank's whole model (the root scores and saves it), and
 // checkpoints hold the one-process layout of the weights and of the optimizer state.
-class PipelineStrategy : public MpiStrategy {
+class PipelineStrategy : public ModelSplitStrategy {
  public:
   PipelineStrategy(const MpiSpec& spec, const ParallelSpec& parallel)
-      : MpiStrategy(spec),
-        parallel_(parallel),
-        grid_(world_, {world_.size() / parallel.pipeline, parallel.pipeline, 1}) {}
-  data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
-    return o.distributed(grid_.data_rank(), grid_.shape().data);  // a stage's ranks: one shard
-  }
+      : ModelSplitStrategy(
+            spec, {dist::Communicator::world().size() / parallel.pipeline, parallel.pipeline, 1}),
+        parallel_(parallel) {}
   std::unique_ptr<optim::Optimizer> make_optimizer(const std::shared_ptr<nn::Module>& model,
                                                    const MakeOptimizer& make) override {
-    whole_ = std::dynamic_pointer_cast<nn::Sequential>(model);
-    EXADNN_CHECK(whole_ != nullptr, "train",
-                 "'parallel.pipeline' cuts a sequential model (a config's model: list); this "
-                 "program's model is not an nn::Sequential");
+    take_model(model, "pipeline");
     std::vector<size_t> cuts(parallel_.boundaries.begin(), parallel_.boundaries.end());
     pipe_ = std::make_unique<dist::PipelineParallel>(
         *whole_, grid_.pipeline(),
@@ -233,28 +180,14 @@ class PipelineStrategy : public MpiStrategy {
     return pipe_->forward_backward(batch.inputs, batch.targets, loss);
   }
   bool step(optim::Optimizer& opt, optim::GradScaler& scaler) override {  // fp16: refused
-    const dist::Communicator& data = grid_.data();
-    if (data.size() > 1) {  // the replicas' average, stage by stage
-      std::vector<Tensor> grads;
-      std::vector<dist::Work> works;
-      for (const Tensor& p : opt.params()) {
-        grads.push_back(p.grad());
-        if (grads.back().defined()) works.push_back(data.allreduce(grads.back()));
-      }
-      for (dist::Work& w : works) w.wait();
-      for (const Tensor& g : grads)
-        if (g.defined()) mul_(g, 1.0 / data.size());
-    }
+    average_gradients(grid_.data(), opt);  // the replicas' average, stage by stage
     const bool stepped = scaler.step(opt);
     straggle();
     return stepped;
   }
   EpochTotals combine(const EpochTotals& mine) override {
-    // A stage's ranks saw the same batches: the job's figures are the data axis's.
-    const EpochTotals all = combine_over(grid_.data(), mine);
     whole_->load_state_dict(pipe_->full_state_dict());  // for the root's score and checkpoint
-    restart_clock();
-    return all;
+    return combine_replicas(mine);
   }
   // The one-process layout: every parameter's entries, this stage's filled in, summed over the
   // stages (the other stages' entries are zeros here).
@@ -311,30 +244,22 @@ class PipelineStrategy : public MpiStrategy {
   }
 
   ParallelSpec parallel_;
-  dist::ProcessGrid grid_;
-  std::shared_ptr<nn::Sequential> whole_;
   std::unique_ptr<dist::PipelineParallel> pipe_;
   size_t first_param_ = 0;  // this stage's first parameter in the whole model's order
 };
 
-// The ranks must hold whole model replicas; the model-splitting modes the library has but
-// exadnn train does not run yet are named. Before any message, so every rank says the same.
+// The ranks must hold whole model replicas; spatial, which the library has but exadnn train does
+// not run yet, is named. Before any message, so every rank says the same.
 void check_parallel_layout(const ParallelSpec& p, int ranks) {
   EXADNN_CHECK(ranks % p.model_ranks() == 0, "train",
                "'parallel' splits one model over tensor × pipeline × spatial = ", p.tensor, " × ",
                p.pipeline, " × ", p.spatial, " = ", p.model_ranks(),
                " ranks, which does not divide the job's ", ranks,
                " ranks (ranks = that × the data-parallel replicas)");
-  struct Mode {
-    const char* key;
-    int ways;
-    const char* header;  // where the library has it, for a program of its own
-  };
-  for (const Mode& m : {Mode{"tensor", p.tensor, "exadnn/dist/tensor_parallel.h"},
-                        Mode{"spatial", p.spatial, "exadnn/dist/spatial_parallel.h"}})
-    EXADNN_CHECK(m.ways == 1, "train", "'parallel.", m.key, ": ", m.ways,
-                 "' is not supported by exadnn train yet (a program can use ", m.header,
-                 "); exadnn train runs 'parallel.shard' and 'parallel.pipeline'");
+  EXADNN_CHECK(p.spatial == 1, "train", "'parallel.spatial: ", p.spatial,
+               "' is not supported by exadnn train yet (a program can use "
+               "exadnn/dist/spatial_parallel.h); exadnn train runs 'parallel.shard', 'pipeline' "
+               "and 'tensor'");
 }
 
 class ParameterServerStrategy : public MpiStrategy {
@@ -457,6 +382,7 @@ std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelS
     check_parallel_layout(parallel, dist::Communicator::world().size());
     if (parallel.shard) return std::make_unique<ShardedStrategy>(spec);
     if (parallel.pipeline > 1) return std::make_unique<PipelineStrategy>(spec, parallel);
+    if (parallel.tensor > 1) return make_tensor_strategy(spec, parallel);
   }
   if (spec.mode == "param_server") return std::make_unique<ParameterServerStrategy>(spec);
   if (spec.mode == "async_rma") return std::make_unique<AsyncRmaStrategy>(spec);

@@ -1,0 +1,117 @@
+// MpiStrategy: the base of the MPI strategies (mpi_strategies.cpp, tensor_strategy.cpp), and
+// ModelSplitStrategy, the base of those that split each model replica over ranks.
+//
+// EXADNN_STRAGGLER=RANK:FACTOR (e.g. 1:2) slows rank RANK down FACTOR times, for benchmarks: after
+// each of its steps it sleeps (FACTOR - 1) times its fastest step so far.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "exadnn/dist/communicator.h"
+#include "exadnn/dist/process_grid.h"
+#include "exadnn/nn/container.h"
+#include "exadnn/ops/factories.h"
+#include "exadnn/ops/inplace.h"
+#include "exadnn/train/strategies.h"
+
+namespace exadnn::train::internal {
+
+// What the MPI strategies share: the world communicator, the root, combining epoch figures,
+// averaging gradients over data-parallel replicas, the EXADNN_STRAGGLER slowdown.
+class MpiStrategy : public Strategy {
+ public:
+  explicit MpiStrategy(const MpiSpec& spec) : spec_(spec), world_(dist::Communicator::world()) {
+    world_.set_timeout(std::chrono::milliseconds(static_cast<int64_t>(spec.timeout_s * 1000)));
+    if (const char* straggler = std::getenv("EXADNN_STRAGGLER")) {
+      int rank = -1;
+      double factor = 1;
+      EXADNN_CHECK(std::sscanf(straggler, "%d:%lf", &rank, &factor) == 2 && factor >= 1, "train",
+                   "EXADNN_STRAGGLER must be RANK:FACTOR with FACTOR >= 1, got '", straggler, "'");
+      if (rank == world_.rank()) slowdown_ = factor;
+    }
+    restart_clock();
+  }
+  int ranks() const override { return world_.size(); }
+  bool is_root() const override { return world_.rank() == 0; }
+
+ protected:
+  // Sums over `group` (the ranks that train); seconds become the slowest rank's.
+  static EpochTotals combine_over(const dist::Communicator& group, const EpochTotals& mine) {
+    Tensor sums = from_vector<double>({mine.loss_sum, double(mine.batches), double(mine.examples)});
+    Tensor slowest = from_vector<double>({mine.seconds});
+    dist::Work a = group.allreduce(sums), b = group.allreduce(slowest, dist::ReduceOp::max);
+    a.wait();
+    b.wait();
+    const double* s = sums.data<double>();
+    return {s[0], static_cast<int64_t>(s[1]), static_cast<int64_t>(s[2]),
+            slowest.data<double>()[0]};
+  }
+
+  // Averages the gradients of `opt`'s parameters over `replicas` (nothing for one).
+  static void average_gradients(const dist::Communicator& replicas, const optim::Optimizer& opt) {
+    if (replicas.size() == 1) return;
+    std::vector<Tensor> grads;
+    std::vector<dist::Work> works;
+    for (const Tensor& p : opt.params()) {
+      grads.push_back(p.grad());
+      if (grads.back().defined()) works.push_back(replicas.allreduce(grads.back()));
+    }
+    for (dist::Work& w : works) w.wait();
+    for (const Tensor& g : grads)
+      if (g.defined()) mul_(g, 1.0 / replicas.size());
+  }
+
+  // EXADNN_STRAGGLER: sleeps (factor - 1) × this rank's fastest step so far (its own compute
+  // time: a step that waited for the others, e.g. in an allreduce, is longer and never the
+  // fastest, so the slowdown does not feed on itself).
+  void straggle() {
+    if (slowdown_ <= 1) return;
+    fastest_step_ = std::min(fastest_step_, std::chrono::steady_clock::now() - last_step_);
+    std::this_thread::sleep_for((slowdown_ - 1) * fastest_step_);
+    restart_clock();
+  }
+  void restart_clock() { last_step_ = std::chrono::steady_clock::now(); }
+
+  MpiSpec spec_;
+  dist::Communicator world_;
+  double slowdown_ = 1;
+  std::chrono::steady_clock::time_point last_step_;
+  std::chrono::steady_clock::duration fastest_step_ = std::chrono::hours(1);
+};
+
+// The base of the strategies that split each model replica over a group of ranks (pipeline,
+// tensor): the job's ranks as a data × pipeline × tensor grid whose replicas each read their shard
+// of every epoch; the model is the config's sequential list.
+class ModelSplitStrategy : public MpiStrategy {
+ public:
+  ModelSplitStrategy(const MpiSpec& spec, dist::GridShape shape)
+      : MpiStrategy(spec), grid_(world_, shape) {}
+  data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
+    return o.distributed(grid_.data_rank(), grid_.shape().data);  // a replica's ranks: one shard
+  }
+
+ protected:
+  // Keeps the model as the sequential list it splits; `key` names the setting in the error.
+  void take_model(const std::shared_ptr<nn::Module>& model, const char* key) {
+    whole_ = std::dynamic_pointer_cast<nn::Sequential>(model);
+    EXADNN_CHECK(whole_ != nullptr, "train", "'parallel.", key,
+                 "' splits a sequential model (a config's model: list); this program's model is "
+                 "not an nn::Sequential");
+  }
+  // The epoch's figures: a replica's ranks saw the same batches, so the data axis's sums.
+  EpochTotals combine_replicas(const EpochTotals& mine) {
+    const EpochTotals all = combine_over(grid_.data(), mine);
+    restart_clock();
+    return all;
+  }
+
+  dist::ProcessGrid grid_;
+  std::shared_ptr<nn::Sequential> whole_;  // every rank's whole model
+};
+
+}  // namespace exadnn::train::internal
