@@ -5,13 +5,7 @@
 
 #include "cbed/loader.h"
 #include "fuzz_input.h"
-
-// libhdf5 (not instrumented) allocates what a corrupt file's metadata says and reports a failed
-// malloc as an error of its own: under ASan such a request must return null, as it does in a
-// normal build, instead of aborting.
-extern "C" const char* __asan_default_options() {
-  return "allocator_may_return_null=1";
-}
+#include "hdf5_sanitizer_options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace exadnn;

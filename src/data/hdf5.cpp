@@ -5,6 +5,7 @@
 
 #include <hdf5.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 
@@ -158,7 +159,16 @@ Tensor read_hdf5(const std::string& path, const std::string& name, NonFinite non
   hsize_t dims[kMaxDims];
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   Shape shape;
-  for (int d = 0; d < ndims; ++d) shape.push_back(static_cast<int64_t>(dims[d]));
+  // The tensor's bytes over the nonzero extents (its strides) must fit an int64: a corrupt
+  // dataspace can say anything.
+  int64_t span = static_cast<int64_t>(dtype_size(dtype));
+  for (int d = 0; d < ndims; ++d) {
+    shape.push_back(static_cast<int64_t>(dims[d]));
+    EXADNN_CHECK(shape.back() >= 0 &&
+                     !__builtin_mul_overflow(span, std::max<int64_t>(shape.back(), 1), &span),
+                 kWhere, path, ": dataset '", name, "' has an impossibly large extent ", dims[d],
+                 " on axis ", d, " (the file is corrupt)");
+  }
 
   Tensor out = empty(shape, dtype);
   if (out.numel() > 0) {

@@ -2,6 +2,7 @@
 // values, big-endian, row-major. Payloads are read straight into the tensor's memory.
 #include "exadnn/data/idx.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -92,9 +93,10 @@ Header read_header(internal::ByteStream& in, uint32_t expected_magic) {
                4 + got_ext, " of ", 4 + want, " bytes)", gzip_note(in));
   for (int d = 0; d < dims; ++d) h.shape.push_back(big_endian_u32(ext + 4 * d));
   // 2^31 values per axis and 2^40 bytes in all are far beyond any real file: a corrupt header.
+  // Zero extents count as 1 here: the others still make the tensor's strides.
   uint64_t bytes = h.type->bytes;
   for (int64_t e : h.shape) {
-    bytes *= static_cast<uint64_t>(e);
+    bytes *= std::max<uint64_t>(static_cast<uint64_t>(e), 1);
     EXADNN_CHECK(e < (int64_t{1} << 31) && bytes < (uint64_t{1} << 40), kWhere, path,
                  ": corrupt header: extents ", h.shape, " are implausibly large");
   }

@@ -1,5 +1,7 @@
 #include "wire.h"
 
+#include <algorithm>
+
 #include "exadnn/core/error.h"
 
 namespace exadnn::flow::detail {
@@ -25,14 +27,16 @@ TensorMeta read_meta(ByteReader& r) {
   m.dtype = static_cast<DType>(dtype);
   const auto ndim = r.get<uint8_t>();
   EXADNN_CHECK(ndim <= kMaxDims, "flow", "malformed message: ", int(ndim), " dimensions");
-  // The tensor's bytes must be an int64 (the extents of a corrupt message can overflow it).
+  // The tensor's bytes must be an int64 (the extents of a corrupt message can overflow it), and
+  // so must its strides: a zero extent does not excuse the others.
   int64_t bytes = static_cast<int64_t>(dtype_size(m.dtype));
   for (int i = 0; i < ndim; ++i) {
     const auto d = r.get<int64_t>();
     EXADNN_CHECK(d >= 0, "flow", "malformed message: negative extent ", d);
     m.shape.push_back(d);
-    EXADNN_CHECK(!__builtin_mul_overflow(bytes, d, &bytes), "flow", "malformed message: a ",
-                 dtype_name(m.dtype), " tensor of shape ", m.shape, "... has more than 2^63 bytes");
+    EXADNN_CHECK(!__builtin_mul_overflow(bytes, std::max<int64_t>(d, 1), &bytes), "flow",
+                 "malformed message: a ", dtype_name(m.dtype), " tensor of shape ", m.shape,
+                 "... has more than 2^63 bytes");
   }
   return m;
 }

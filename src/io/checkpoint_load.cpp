@@ -2,6 +2,7 @@
 // Nothing in the file is trusted: sizes are compared without overflow, tensors must lie back to
 // back in header order and cover the data exactly, so no two tensors share bytes and no byte
 // outside the data section is ever read.
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -64,13 +65,16 @@ Shape read_shape(const EntryReader& r, DType dtype, uint64_t* nbytes) {
          detail::cat(r.field("shape"), " has ", s.size(), " extents (at most ", kMaxDims, ")"));
   Shape shape;
   uint64_t bytes = dtype_size(dtype);
+  uint64_t span = bytes;  // the same over the nonzero extents: the strides must fit an int64 too
   bool overflow = false;
   for (const json& e : s) {
     if (!e.is_number_unsigned() || e.get<uint64_t>() > uint64_t{INT64_MAX})
       fail(r.path, detail::cat(r.field("shape"), " ", s.dump(),
                                ": every extent must be a non-negative integer, got ", kind(e)));
     const uint64_t extent = e.get<uint64_t>();
-    overflow = overflow || __builtin_mul_overflow(bytes, extent, &bytes);
+    overflow = overflow || __builtin_mul_overflow(bytes, extent, &bytes) ||
+               __builtin_mul_overflow(span, std::max<uint64_t>(extent, 1), &span) ||
+               span > uint64_t{INT64_MAX};
     shape.push_back(static_cast<int64_t>(extent));
   }
   if (overflow) fail(r.path, detail::cat(r.field("shape"), " ", shape, " is impossibly large"));
