@@ -5,22 +5,12 @@
 #include <thread>
 
 #include "exadnn/core/profiler.h"
+#include "profiler_on.h"
 
 using namespace exadnn;
+using exadnn::testing::ProfilerOn;
 
 namespace {
-
-// Turns the profiler on, empty, for one test and off after it.
-struct ProfilerOn {
-  ProfilerOn() {
-    profiler::reset();
-    profiler::enable(true);
-  }
-  ~ProfilerOn() {
-    profiler::enable(false);
-    profiler::reset();
-  }
-};
 
 const profiler::Row* find(const std::vector<profiler::Row>& rows, const std::string& label,
                           profiler::Phase phase) {

@@ -1,9 +1,11 @@
 // Sequential labels its layers for the profiler; backward time goes to the layer that recorded
 // each node; evaluation (no graph) is not profiled.
 #include "exadnn/core/profiler.h"
+#include "profiler_on.h"
 #include "testing.h"
 
 using namespace exadnn;
+using exadnn::testing::ProfilerOn;
 
 namespace {
 
@@ -19,17 +21,6 @@ int64_t calls(const std::string& label, profiler::Phase phase) {
     if (r.label == label && r.phase == phase) return r.calls;
   return 0;
 }
-
-struct ProfilerOn {
-  ProfilerOn() {
-    profiler::reset();
-    profiler::enable(true);
-  }
-  ~ProfilerOn() {
-    profiler::enable(false);
-    profiler::reset();
-  }
-};
 
 }  // namespace
 
