@@ -12,9 +12,9 @@
 //     parallel: {shard: true}
 // shards the optimizer state over the ranks (dist::ShardedOptimizer, ZeRO-1), and
 //     parallel: {pipeline: P, micro_batches: M, schedule: gpipe | 1f1b, recompute, boundaries}
-// cuts the model list into P stages (dist::PipelineParallel) × ranks / P data-parallel replicas;
-// `tensor` and `spatial` are read and checked against the model and the rank count, but exadnn
-// train does not run them yet.
+// cuts the model list into P stages (dist::PipelineParallel) × ranks / P data-parallel replicas,
+// and `parallel: {tensor: T}` splits its linear → activation → linear runs over T ranks ×
+// ranks / T replicas; `spatial` is read and checked, but exadnn train does not run it yet.
 #pragma once
 
 #include <cstdint>

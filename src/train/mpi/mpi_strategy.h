@@ -110,6 +110,14 @@ class ModelSplitStrategy : public MpiStrategy {
     return all;
   }
 
+  // "N of M parameters on rank 0" (what this rank's optimizer updates, of the model's).
+  std::string parameters_held(const std::vector<Tensor>& mine) const {
+    int64_t n = 0;
+    for (const Tensor& p : mine) n += p.numel();
+    return detail::cat(n, " of ", whole_ ? whole_->parameter_count() : 0,
+                       " parameters trained on rank 0");
+  }
+
   dist::ProcessGrid grid_;
   std::shared_ptr<nn::Sequential> whole_;  // every rank's whole model
 };

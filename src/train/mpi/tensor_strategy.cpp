@@ -123,8 +123,9 @@ class TensorStrategy : public ModelSplitStrategy {
   }
   std::string describe() const override {
     return detail::cat(world_.size(), " ranks: ", grid_.shape().tensor, "-way tensor parallel (",
-                       pairs_.size(), " linear pairs split) × ", grid_.shape().data,
-                       " data-parallel");
+                       pairs_.size(), " linear runs split; ",
+                       parameters_held(split_ ? split_->parameters() : std::vector<Tensor>{}),
+                       ") × ", grid_.shape().data, " data-parallel");
   }
 
  private:
