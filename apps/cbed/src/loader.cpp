@@ -173,7 +173,11 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
   if (open.patterns < 0) {
     const hid_t file = H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     EXADNN_CHECK(file >= 0, kWhere, "shard ", file_info.path, " can no longer be opened");
-    const hid_t patterns = H5Dopen2(file, kPatterns, H5P_DEFAULT);
+    // No chunk cache (1 MiB per open dataset by default: 48 shards held ~48 MiB outside the
+    // stream's buffer): the stream reads whole chunks once, random access one sample each.
+    h5::Plist access(H5Pcreate(H5P_DATASET_ACCESS));
+    H5Pset_chunk_cache(access.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0, H5D_CHUNK_CACHE_W0_DEFAULT);
+    const hid_t patterns = H5Dopen2(file, kPatterns, access.get());
     if (patterns < 0) H5Fclose(file);
     EXADNN_CHECK(patterns >= 0, kWhere, file_info.path, ": 'patterns' cannot be opened");
     open = {file, patterns};
