@@ -119,4 +119,3 @@ echo "load after: $(uptime)"
 echo
 echo "$RUNS alternating runs of $EPOCHS epochs, exadnn at $THREADS threads; samples/s: medians over the runs of each run's median steady epoch (2..$EPOCHS)"
 python3 bench/compare.py training --table "$tmp" "$gemm" $MODELS
-echo "load after: $(uptime)"
