@@ -17,6 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 MINUTES="${1:?usage: scripts/fuzz.sh MINUTES [HARNESS...]}"
 shift
+if ! [[ "$MINUTES" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: MINUTES must be a whole number of minutes, 1 or more (got '$MINUTES')" >&2
+  exit 2
+fi
 ALL=(idx csv hdf5 checkpoint train_config control_file flow_wire climate_stream cbed_shard)
 if [ "$#" -gt 0 ]; then HARNESSES=("$@"); else HARNESSES=("${ALL[@]}"); fi
 BUILD="${FUZZ_BUILD_DIR:-build-fuzz}"

@@ -96,8 +96,8 @@ Header read_header(internal::ByteStream& in, uint32_t expected_magic) {
   // Zero extents count as 1 here: the others still make the tensor's strides.
   uint64_t bytes = h.type->bytes;
   for (int64_t e : h.shape) {
-    bytes *= std::max<uint64_t>(static_cast<uint64_t>(e), 1);
-    EXADNN_CHECK(e < (int64_t{1} << 31) && bytes < (uint64_t{1} << 40), kWhere, path,
+    const bool wraps = __builtin_mul_overflow(bytes, std::max<uint64_t>(e, 1), &bytes);
+    EXADNN_CHECK(e < (int64_t{1} << 31) && !wraps && bytes < (uint64_t{1} << 40), kWhere, path,
                  ": corrupt header: extents ", h.shape, " are implausibly large");
   }
   return h;
