@@ -131,6 +131,8 @@ Checkpoint load_checkpoint(const std::string& path) {
                          bytes.begin() + static_cast<std::ptrdiff_t>(data_start));
   } catch (const json::parse_error& e) {
     fail(path, detail::cat("the header is not valid JSON (at header byte ", e.byte, ")"));
+  } catch (const json::exception& e) {  // e.g. a number too large for a double (406)
+    fail(path, detail::cat("the header is not valid JSON: ", e.what()));
   }
   if (!header.is_object())
     fail(path, detail::cat("the header must be an object, got ", kind(header)));
