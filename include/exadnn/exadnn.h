@@ -20,6 +20,7 @@
 #include "exadnn/core/half_convert.h"
 #include "exadnn/core/memory_manager.h"
 #include "exadnn/core/plugin.h"
+#include "exadnn/core/profiler.h"
 #include "exadnn/core/rng.h"
 #include "exadnn/core/state_dict.h"
 #include "exadnn/core/storage.h"
@@ -83,6 +84,7 @@
 #include "exadnn/optim/step_lr.h"
 
 // data: datasets, samplers, the data loader, checks of loaded data
+#include "exadnn/data/batch_stream.h"
 #include "exadnn/data/csv.h"
 #include "exadnn/data/data_loader.h"
 #include "exadnn/data/dataset.h"
