@@ -5,7 +5,7 @@
 // exadnn tensors are plain NCHW / OIHW. Each primitive is created once per problem (geometry,
 // bias, pass) and cached with the reorders between the plain layout and the layout the primitive
 // prefers (format_tag::any lets oneDNN pick its blocked layouts, whose JIT kernels are much
-// faster than the plain-layout GEMM-based ones); see activation_layout() for the choice.
+// faster than the plain-layout GEMM-based ones); see resolve() for the choice.
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -27,42 +27,27 @@ enum class ActLayout : uint8_t {
 };
 
 // EXADNN_ONEDNN_LAYOUT=plain|blocked|nhwc forces one layout for every pass (for measuring);
-// unset or "auto" means the choice below.
-enum class LayoutChoice : uint8_t { automatic, plain, blocked, nhwc };
-
-LayoutChoice layout_from_env() {
-  const char* env = std::getenv("EXADNN_ONEDNN_LAYOUT");
-  if (env == nullptr) return LayoutChoice::automatic;
-  if (std::strcmp(env, "plain") == 0) return LayoutChoice::plain;
-  if (std::strcmp(env, "blocked") == 0) return LayoutChoice::blocked;
-  if (std::strcmp(env, "nhwc") == 0) return LayoutChoice::nhwc;
-  return LayoutChoice::automatic;
+// unset or "auto" means the choice below. Read once.
+ConvLayout forced_layout() {
+  static const ConvLayout forced = [] {
+    const char* env = std::getenv("EXADNN_ONEDNN_LAYOUT");
+    if (env == nullptr) return ConvLayout::automatic;
+    if (std::strcmp(env, "plain") == 0) return ConvLayout::plain;
+    if (std::strcmp(env, "blocked") == 0) return ConvLayout::blocked;
+    if (std::strcmp(env, "nhwc") == 0) return ConvLayout::nhwc;
+    return ConvLayout::automatic;
+  }();
+  return forced;
 }
 
-// Measured with bench/conv_bench.cpp (figures in src/backend/README.md): oneDNN's JIT kernels on
+// The layout of a call: the one it asked for, else the forced one, else the rule. The rule was
+// measured with bench/conv_bench.cpp (figures in src/backend/README.md): oneDNN's JIT kernels on
 // its own layouts, reorders included, beat its plain-layout (GEMM-based) ones by 1.5-5x in every
 // pass of the CNN's layers. Blocked (nChw16c) is best overall; channels-last is ~15% faster for
 // the forward pass once there are enough input channels (oneDNN's brgconv kernels); backward data
 // with very few input channels (a first layer's input gradient) is 5x faster plain.
-ActLayout activation_layout(const Conv2dGeometry& g, Pass pass) {
-  static const LayoutChoice forced = layout_from_env();
-  switch (forced) {
-    case LayoutChoice::plain:
-      return ActLayout::plain;
-    case LayoutChoice::blocked:
-      return ActLayout::blocked;
-    case LayoutChoice::nhwc:
-      return ActLayout::nhwc;
-    default:
-      break;
-  }
-  if (pass == Pass::backward_data && g.groups == 1 && g.c < 8) return ActLayout::plain;
-  if (pass == Pass::forward && g.groups == 1 && g.c >= 16) return ActLayout::nhwc;
-  return ActLayout::blocked;
-}
-
-// The layout a call asked for, or the rule above.
 ActLayout resolve(ConvLayout requested, const Conv2dGeometry& g, Pass pass) {
+  if (requested == ConvLayout::automatic) requested = forced_layout();
   switch (requested) {
     case ConvLayout::plain:
       return ActLayout::plain;
@@ -71,8 +56,11 @@ ActLayout resolve(ConvLayout requested, const Conv2dGeometry& g, Pass pass) {
     case ConvLayout::nhwc:
       return ActLayout::nhwc;
     default:
-      return activation_layout(g, pass);
+      break;
   }
+  if (pass == Pass::backward_data && g.groups == 1 && g.c < 8) return ActLayout::plain;
+  if (pass == Pass::forward && g.groups == 1 && g.c >= 16) return ActLayout::nhwc;
+  return ActLayout::blocked;
 }
 
 tag act_tag(ActLayout l) {
@@ -243,8 +231,7 @@ std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeomet
 }  // namespace
 
 bool layout_forced() {
-  static const bool forced = layout_from_env() != LayoutChoice::automatic;
-  return forced;
+  return forced_layout() != ConvLayout::automatic;
 }
 
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
