@@ -74,6 +74,9 @@ class OmpTeam : public ::testing::Test {
     omp_set_dynamic(dynamic_);
     set_num_threads(threads_);
   }
+  // The fixed layout rule: measured routes (the default) depend on timing and on the thread
+  // count, and another route changes the summation order, not the team handling tested here.
+  ConvAlgorithmGuard fixed_conv_rule_{ConvAlgorithm::onednn};
   int threads_ = 1, dynamic_ = 0;
   StepInputs inputs_;
   std::vector<Tensor> reference_;
