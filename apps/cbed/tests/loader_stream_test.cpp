@@ -51,7 +51,11 @@ TEST(ShardStream, EverySampleOncePerEpochWithinTheMemoryLimit) {
   }
   const StreamStats stats = stream.stats();
   EXPECT_LE(stats.peak_buffered_bytes, o.memory_bytes);
-  EXPECT_GT(stats.peak_buffered_bytes, o.memory_bytes / 2);
+  // Read-ahead happened: every draw waits for at least half of what the limit leaves beside a
+  // block, (24 - 4) / 2 = 10 samples. How far beyond that the reader gets depends on how fast it
+  // runs against the consumer (12 samples under the sanitizers, up to 24 in a release build), so
+  // only the guaranteed 10 is asserted.
+  EXPECT_GE(stats.peak_buffered_bytes, 10 * sample);
   EXPECT_EQ(stats.bytes_read, 240 * sample);
   EXPECT_EQ(stats.samples, 240);
 }
