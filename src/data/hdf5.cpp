@@ -4,9 +4,11 @@
 #include "exadnn/data/hdf5.h"
 
 #include <hdf5.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 
 #include "exadnn/ops/factories.h"
@@ -118,7 +120,20 @@ const char* class_name(H5T_class_t c) {
 
 }  // namespace
 
-Tensor read_hdf5(const std::string& path, const std::string& name, NonFinite non_finite) {
+int64_t hdf5_default_read_limit() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return std::numeric_limits<int64_t>::max();  // unknown
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(int64_t{pages}, int64_t{page_size}, &bytes))
+    return std::numeric_limits<int64_t>::max();
+  return bytes;
+}
+
+Tensor read_hdf5(const std::string& path, const std::string& name, NonFinite non_finite,
+                 int64_t max_bytes) {
+  EXADNN_CHECK(max_bytes >= 0, kWhere, path, ": dataset '", name, "': max_bytes is ", max_bytes,
+               " (a limit in bytes, 0 or more)");
   Hdf5Session session;
   Handle file(open_file(path), H5Fclose);
   Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
@@ -170,6 +185,13 @@ Tensor read_hdf5(const std::string& path, const std::string& name, NonFinite non
                  " on axis ", d, " (the file is corrupt)");
   }
 
+  // span is the tensor's bytes when no extent is zero; with one, nothing is allocated.
+  const int64_t bytes =
+      std::any_of(shape.begin(), shape.end(), [](int64_t e) { return e == 0; }) ? 0 : span;
+  EXADNN_CHECK(bytes <= max_bytes, kWhere, path, ": dataset '", name, "' ", shape, " as ",
+               dtype_name(dtype), " needs ", bytes, " bytes, more than the read limit of ",
+               max_bytes, " bytes (max_bytes of read_hdf5; by default the machine's physical",
+               " memory); a corrupt file can claim any size");
   Tensor out = empty(shape, dtype);
   if (out.numel() > 0) {
     EXADNN_CHECK(H5Dread(ds.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data_ptr()) >= 0,
@@ -238,9 +260,9 @@ void write_hdf5(const std::string& path,
 
 TensorDataset load_hdf5_dataset(const std::string& path, const std::string& inputs_name,
                                 const std::string& targets_name, DType input_dtype,
-                                NonFinite non_finite) {
-  Tensor x = read_hdf5(path, inputs_name, non_finite);
-  Tensor y = read_hdf5(path, targets_name, non_finite);
+                                NonFinite non_finite, int64_t max_bytes) {
+  Tensor x = read_hdf5(path, inputs_name, non_finite, max_bytes);
+  Tensor y = read_hdf5(path, targets_name, non_finite, max_bytes);
   EXADNN_CHECK(x.dim() >= 1 && y.dim() >= 1, kWhere, path, ": datasets '", inputs_name, "' ",
                x.shape(), " and '", targets_name, "' ", y.shape(), " need a leading example axis");
   EXADNN_CHECK(x.size(0) == y.size(0), kWhere, path, ": '", targets_name, "' holds ", y.size(0),

@@ -172,5 +172,46 @@ TEST(Hdf5Errors, NoExamples) {
                       "no examples: dataset 'x' [0, 3] is empty");
 }
 
+// The defect (fuzzing, fuzz/regressions/hdf5/oom-cc44...): a 2 KB file whose dataspace claimed
+// gigabytes was allocated in full before H5Dread. A small file may rightly hold a huge dataset
+// (chunks never written read as the fill value), so the limit is max_bytes, checked first.
+TEST(Hdf5Errors, DatasetBeyondTheReadLimit) {
+  TempDir dir;
+  const std::string path = dir.file("huge.h5");
+  {
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    const double x[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    put(file, "x", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {4, 3}, x);  // 96 bytes
+    const int32_t y[4] = {0, 1, 0, 1};
+    put(file, "y", H5T_STD_I32LE, H5T_NATIVE_INT32, {4}, y);  // 16 bytes
+    // 2^20 x 1024 f32 (4 GiB) in chunks never written: the file stays a few KB.
+    const hsize_t dims[2] = {hsize_t(1) << 20, 1024}, chunk[2] = {64, 1024};
+    const hid_t space = H5Screate_simple(2, dims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    const hid_t ds =
+        H5Dcreate2(file, "huge", H5T_IEEE_F32LE, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    ASSERT_GE(ds, 0);
+    H5Dclose(ds);
+    H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Fclose(file);
+  }
+  EXPECT_EXADNN_ERROR(read_hdf5(path, "huge", NonFinite::reject, int64_t(1) << 20), path,
+                      "dataset 'huge' [1048576, 1024] as f32 needs 4294967296 bytes, more than the "
+                      "read limit of 1048576 bytes");
+  EXPECT_EQ(read_hdf5(path, "x", NonFinite::reject, 96).numel(), 12);  // exactly at the limit
+  EXPECT_EXADNN_ERROR(read_hdf5(path, "x", NonFinite::reject, 95), path,
+                      "dataset 'x' [4, 3] as f64 needs 96 bytes, more than the read limit of 95");
+  // Each of load_hdf5_dataset's two reads is limited.
+  EXPECT_EQ(load_hdf5_dataset(path, "x", "y", DType::f32, NonFinite::reject, 96).size(), 4);
+  EXPECT_EXADNN_ERROR(load_hdf5_dataset(path, "y", "x", DType::f32, NonFinite::reject, 16), path,
+                      "dataset 'x' [4, 3] as f64 needs 96 bytes");
+  EXPECT_EXADNN_ERROR(read_hdf5(path, "x", NonFinite::reject, -1), "max_bytes is -1");
+  // The default: the machine's physical memory, at least the 1 GiB any host running this has.
+  EXPECT_GE(hdf5_default_read_limit(), int64_t(1) << 30);
+}
+
 }  // namespace
 }  // namespace exadnn::data
