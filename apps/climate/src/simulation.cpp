@@ -49,6 +49,13 @@ void Simulation::set_dt(double dt) {
   cfl_ = 0;
 }
 
+void Simulation::set_filter(const ModalFilter* filter) {
+  EXADNN_CHECK(!filter || &filter->solver() == &solver_, "Simulation",
+               "the filter was built for another solver (its elements and mesh must be this "
+               "simulation's)");
+  filter_ = filter;
+}
+
 void Simulation::revisit_dt() {
   if (cfl_ > 0) {
     dt_ = stable_dt(cfl_);
@@ -71,6 +78,7 @@ void Simulation::take_step(double dt) {
   else
     rk4_.step(state_, time_, dt,
               [this](double t, const SwState& y, SwState& dydt) { solver_.rhs(t, y, dydt); });
+  if (filter_) filter_->apply(state_);
   time_ += dt;
   ++steps_;
   check_finite();

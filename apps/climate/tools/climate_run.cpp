@@ -36,6 +36,7 @@ struct Options {
   double days = 1, output_hours = 24, cfl = 0.5;
   int nlat = 180, nlon = 360;
   std::string volume = "split";
+  FilterParams filter{0, 16, 0};  // strength 0: no filter
   std::string maps = "last";
   std::string out = ".";
 };
@@ -93,6 +94,8 @@ int run(const Options& o) {
   const ShallowWater solver(mesh, tc.params);
   const SwState initial = tc.state(solver);
   Simulation sim(solver, initial, o.cfl);
+  const ModalFilter filter(solver, o.filter);
+  if (o.filter.strength > 0) sim.set_filter(&filter);
 
   std::filesystem::create_directories(o.out);
   const std::string base = (std::filesystem::path(o.out) / tc.stem).string();
@@ -111,6 +114,9 @@ int run(const Options& o) {
   tsv << header;
   std::printf("%s, (Ne, p) = (%d, %d), %s form, CFL %.3g, %d x %d lat-lon\n", tc.title.c_str(),
               o.ne, o.p, o.volume.c_str(), o.cfl, o.nlat, o.nlon);
+  if (o.filter.strength > 0)
+    std::printf("modal filter every step: strength %.4g, order %d, cutoff %.3g (top mode x %.3g)\n",
+                o.filter.strength, o.filter.order, o.filter.cutoff, filter.damping().back());
   std::printf("%s", header);
 
   const Invariants inv0 = invariants(solver, initial);
@@ -167,6 +173,10 @@ int main(int argc, char** argv) {
   app.add_option("--nlat", o.nlat, "latitudes of the output grid");
   app.add_option("--nlon", o.nlon, "longitudes of the output grid");
   app.add_option("--volume", o.volume, "split or divergence");
+  app.add_option("--filter-strength", o.filter.strength,
+                 "modal filter after every step: alpha (mode p damped by exp(-alpha)); 0: none");
+  app.add_option("--filter-order", o.filter.order, "modal filter: order s (even)");
+  app.add_option("--filter-cutoff", o.filter.cutoff, "modal filter: modes k <= cutoff p kept");
   app.add_option("--maps", o.maps, "PNG maps: last, all or none");
   app.add_option("--out", o.out, "output directory");
   CLI11_PARSE(app, argc, argv);

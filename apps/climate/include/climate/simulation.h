@@ -3,6 +3,7 @@
 // or infinity after every step.
 #pragma once
 
+#include "climate/modal_filter.h"
 #include "climate/rk4.h"
 #include "climate/shallow_water.h"
 
@@ -43,6 +44,9 @@ class Simulation {
   /// the current state) is refused with the limit named, now and after every step (the run then
   /// stops with an exadnn::Error naming the step).
   void set_dt(double dt);
+  /// Applies `filter` (built on this simulation's solver; null: none) to the state after every
+  /// step, before the NaN check. Keeps the pointer, which must outlive the simulation.
+  void set_filter(const ModalFilter* filter);
   /// The stability limit for the current state [s].
   double max_stable_dt() const;
 
@@ -71,6 +75,7 @@ class Simulation {
 
   const ShallowWater& solver_;
   const Distribution* dist_ = nullptr;  // null on one process
+  const ModalFilter* filter_ = nullptr;
   SwState state_;
   Rk4<SwState> rk4_;
   double time_ = 0;
