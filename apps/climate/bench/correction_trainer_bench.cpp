@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <exception>
 #include <fstream>
 #include <string>
 #include <utility>
@@ -157,8 +158,12 @@ int main(int argc, char** argv) {
       "rounds of %lld examples, batch 6\n",
       static_cast<long long>(kRoundExamples));
   std::vector<std::pair<std::pair<int, int>, CaseFigures>> results;
-  for (const auto& [ne, p] : cases)
-    results.emplace_back(std::make_pair(ne, p), run_case(ne, p, runs, seconds));
+  for (const auto& [ne, p] : cases) try {
+      results.emplace_back(std::make_pair(ne, p), run_case(ne, p, runs, seconds));
+    } catch (const std::exception& e) {  // e.g. an invalid mesh size, named by the mesh
+      std::fprintf(stderr, "%s: (Ne, p) = (%d, %d): %s\n", argv[0], ne, p, e.what());
+      return 1;
+    }
 
   auto cpu = [](const std::vector<Rate>& v) {
     std::vector<double> x;
