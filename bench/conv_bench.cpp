@@ -11,6 +11,10 @@
 //   conv/train          conv2d forward + backward as in training (conv1: weight and bias
 //                       gradients only, its input is data; conv2: input, weight and bias)
 //   pool/train          max_pool2d forward + backward
+//   batch_norm/train    batch_norm forward + backward in training mode (f32) at ResNet-18's
+//                       four stage sizes on 3x64x64 inputs, batch 128 (layer 0..3: [128, 64, 16,
+//                       16], [128, 128, 8, 8], [128, 256, 4, 4], [128, 512, 2, 2]); algo 0 is
+//                       oneDNN, 1 exadnn's channel-parallel loops (what the default runs)
 //   cnn/step            the whole CNN's forward + backward (conv-relu-pool twice, linear 1024->256,
 //                       relu, linear 256->10, log_softmax loss), no optimizer: samples/s
 // GFLOP/s counts 2·N·O·OH·OW·C/g·KH·KW per convolution pass (forward, backward data, backward
@@ -115,6 +119,30 @@ void BM_pool_train(benchmark::State& state) {
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
+void BM_batch_norm_train(benchmark::State& state) {
+  set_num_threads(static_cast<int>(state.range(2)));
+  ConvAlgorithmGuard guard(algo(state.range(1)));
+  state.SetLabel(conv_algorithm_name(algo(state.range(1))));
+  const int64_t c = int64_t{64} << state.range(0), hw = int64_t{16} >> state.range(0);
+  Generator gen(1);
+  Tensor x = randn({128, c, hw, hw}, {}, &gen).requires_grad_();
+  Tensor w = ones({c}).requires_grad_(), b = zeros({c}).requires_grad_();
+  Tensor running_mean = zeros({c}), running_var = ones({c});
+  const Tensor g = randn(x.shape(), {}, &gen);
+  auto step = [&] {
+    batch_norm(x, running_mean, running_var, w, b, true).backward(g);
+    x.zero_grad();
+    w.zero_grad();
+    b.zero_grad();
+  };
+  step();
+  for (auto _ : state) step();
+  // Bytes at least: forward reads x twice (mean, variance) and writes y; backward reads x and
+  // the gradient for the sums, then both again and writes dx.
+  state.counters["GB/s"] = benchmark::Counter(static_cast<double>(x.nbytes()) * 8 / 1e9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // The CNN of configs/fashion_mnist_cnn.yaml written with functional ops.
 void BM_cnn_step(benchmark::State& state) {
   setup(state);
@@ -158,6 +186,14 @@ void layer_args(benchmark::internal::Benchmark* b) {
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 
+void batch_norm_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"layer", "algo", "threads"});
+  for (int64_t threads : {1, 2})
+    for (int64_t layer : {0, 1, 2, 3})
+      for (int64_t a : {0, 1}) b->Args({layer, a, threads});
+  b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+}
+
 void step_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"unused", "algo", "threads", "bf16"});
   for (int64_t bf16 : {0, 1})
@@ -169,6 +205,7 @@ void step_args(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_conv_forward)->Name("conv/forward")->Apply(layer_args);
 BENCHMARK(BM_conv_train)->Name("conv/train")->Apply(layer_args);
 BENCHMARK(BM_pool_train)->Name("pool/train")->Apply(layer_args);
+BENCHMARK(BM_batch_norm_train)->Name("batch_norm/train")->Apply(batch_norm_args);
 BENCHMARK(BM_cnn_step)->Name("cnn/step")->Apply(step_args);
 
 }  // namespace

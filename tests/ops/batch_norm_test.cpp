@@ -3,6 +3,8 @@
 // f64 finite-difference gradient checks, and errors.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "layer_ref.h"
 
 using namespace exadnn;
@@ -189,6 +191,32 @@ TEST(BatchNormAlgorithms, OnednnAndLoopsAgree) {
       for (size_t i = 0; i < r[0].size(); ++i)
         EXPECT_TRUE(all_close(r[0][i], r[1][i])) << "result " << i;
     }
+}
+
+// The default (ConvAlgorithm::fastest) runs f32 batch norm through exadnn's channel-parallel
+// loops, not oneDNN (docs/performance.md, "Batch norm"): its results are those of the loops bit
+// for bit, and differ from oneDNN's in the last bits on random data of a ResNet-sized layer.
+TEST(BatchNormAlgorithms, FastestRunsExadnnsLoops) {
+  auto equal = [](const Tensor& a, const Tensor& b) {
+    return a.numel() == b.numel() &&
+           std::memcmp(a.data<float>(), b.data<float>(), a.numel() * sizeof(float)) == 0;
+  };
+  Generator gen(5);
+  const Tensor x0 = randn({16, 8, 12, 12}, {}, &gen), g = randn({16, 8, 12, 12}, {}, &gen);
+  auto run = [&](ConvAlgorithm algorithm) {
+    ConvAlgorithmGuard guard(algorithm);
+    Tensor x = x0.clone().requires_grad_();
+    Tensor rm = zeros({8}), rv = ones({8});
+    const Tensor y = batch_norm(x, rm, rv, Tensor(), Tensor(), true, kMomentum, kEps);
+    y.backward(g);
+    return std::vector<Tensor>{y, x.grad()};
+  };
+  const auto fastest = run(ConvAlgorithm::fastest), loops = run(ConvAlgorithm::im2col),
+             onednn = run(ConvAlgorithm::onednn);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(equal(fastest[i], loops[i])) << (i ? "grad x" : "y");
+    EXPECT_FALSE(equal(fastest[i], onednn[i])) << (i ? "grad x" : "y");  // the route is visible
+  }
 }
 
 TEST(BatchNormGradcheck, TrainingAndEvalEveryInput) {

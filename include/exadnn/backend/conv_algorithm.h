@@ -7,8 +7,10 @@ namespace exadnn {
 enum class ConvAlgorithm {
   fastest,  ///< f32 convolutions: each problem's fastest route (oneDNN in its plain, blocked or
             ///< channels-last layout, or im2col), measured on first use and remembered in a
-            ///< wisdom file (see src/backend/cpu/conv_tuning.h); the rest as `onednn` (default)
-  onednn,   ///< oneDNN primitives, forward and backward, layouts by a fixed rule
+            ///< wisdom file (see src/backend/cpu/conv_tuning.h); batch norm by exadnn's
+            ///< channel-parallel loops; the rest as `onednn` (default)
+  onednn,   ///< oneDNN primitives (batch norm included), forward and backward, layouts by a
+            ///< fixed rule
   im2col,   ///< exadnn's own loops: im2col + GEMM for convolution, direct loops for the rest
 };
 

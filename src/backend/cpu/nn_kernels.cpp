@@ -20,6 +20,13 @@ bool use_onednn() {
   return conv_algorithm() != ConvAlgorithm::im2col;
 }
 
+// f32 batch norm runs oneDNN only when asked for by name (ConvAlgorithm::onednn): its
+// plain-layout kernels synchronise their threads inside each channel and ran 1.3-10x slower than
+// exadnn's channel-parallel loops on ResNet-18's shapes (docs/performance.md, "Batch norm").
+bool onednn_batch_norm() {
+  return conv_algorithm() == ConvAlgorithm::onednn;
+}
+
 // f32 convolutions take the measured route unless EXADNN_ONEDNN_LAYOUT forces a layout.
 bool measured_routes() {
   return conv_algorithm() == ConvAlgorithm::fastest && !onednn::layout_forced();
@@ -170,7 +177,7 @@ void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tenso
     }
   } else {
     if constexpr (std::is_same_v<T, float>)
-      if (use_onednn() && !empty(g))
+      if (onednn_batch_norm() && !empty(g))
         return onednn::batch_norm_forward(g, y, x, scale, shift, mean, var);
     native::batch_norm_forward<T>(g, y, x, scale, shift, mean, var);
   }
@@ -190,7 +197,7 @@ void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const
     narrow_into(wide_gshift, grad_shift);
   } else {
     if constexpr (std::is_same_v<T, float>)
-      if (use_onednn() && !empty(g))
+      if (onednn_batch_norm() && !empty(g))
         return onednn::batch_norm_backward(g, grad_x, grad_scale, grad_shift, grad_y, x, scale,
                                            mean, var);
     native::batch_norm_backward<T>(g, grad_x, grad_scale, grad_shift, grad_y, x, scale, mean, var);
