@@ -50,6 +50,16 @@ inline hid_t check(hid_t id, const char* where, const std::string& what) {
   return id;
 }
 
+/// libhdf5's account of the call that just failed, from the thread's error stack: "function:
+/// description (minor message)" per entry, innermost first ("no reason given" when empty).
+std::string error_stack();
+
+/// Why a read from `file` (at `path`) just failed, for an error message: "the file is truncated
+/// (X of the Y bytes its HDF5 structure addresses are there)" when it is, else libhdf5's own
+/// account from the error stack (e.g. a memory allocation that failed). Call it right after the
+/// failing call: any other HDF5 call clears the error stack.
+std::string read_failure(hid_t file, const std::string& path);
+
 /// A fixed-length, NUL-padded string type of kTextBytes.
 hid_t text_type(size_t bytes);
 

@@ -54,8 +54,9 @@ std::vector<T> read_column(hid_t file, const char* name, hid_t type, hsize_t row
   EXADNN_CHECK(dims.size() == 1 && dims[0] == rows, kWhere, path, ": '", name, "' has ",
                dims.empty() ? 0 : dims[0], " rows (rank ", dims.size(), "), the patterns ", rows);
   std::vector<T> values(rows);
-  EXADNN_CHECK(H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) >= 0, kWhere,
-               path, ": reading '", name, "' failed (truncated file?)");
+  if (H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw exadnn::Error(kWhere,
+                        path + ": reading '" + name + "' failed: " + h5::read_failure(file, path));
   return values;
 }
 
@@ -172,7 +173,8 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
   OpenFile& open = open_[f];
   if (open.patterns < 0) {
     const hid_t file = H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    EXADNN_CHECK(file >= 0, kWhere, "shard ", file_info.path, " can no longer be opened");
+    EXADNN_CHECK(file >= 0, kWhere, "shard ", file_info.path,
+                 " can no longer be opened: libhdf5: ", h5::error_stack());
     // No chunk cache (1 MiB per open dataset by default: 48 shards held ~48 MiB outside the
     // stream's buffer): the stream reads whole chunks once, random access one sample each.
     h5::Plist access(H5Pcreate(H5P_DATASET_ACCESS));
@@ -188,9 +190,10 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
   const hsize_t dims[4] = {hsize_t(count), 3, hsize_t(height_), hsize_t(width_)};
   H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, dims, nullptr);
   h5::Space mem(H5Screate_simple(4, dims, nullptr));
-  EXADNN_CHECK(H5Dread(set, H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out) >= 0,
-               kWhere, file_info.path, ": reading rows ", first, "..", first + count,
-               " failed (truncated file?)");
+  if (H5Dread(set, H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out) < 0)
+    throw exadnn::Error(kWhere, file_info.path + ": reading rows " + std::to_string(first) + ".." +
+                                    std::to_string(first + count) +
+                                    " failed: " + h5::read_failure(open.file, file_info.path));
 }
 
 ShardDataset::ShardDataset(std::shared_ptr<const ShardSet> shards, Target target)
