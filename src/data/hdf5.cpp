@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <mutex>
@@ -67,18 +68,44 @@ hid_t open_file(const std::string& path) {
   return file;
 }
 
+// What H5Lvisit's callback gathers: the dataset paths; and how many links it has been shown and
+// the deepest path, against what the file's size allows.
+struct LinkVisit {
+  std::vector<std::string> names;
+  uint64_t links = 0, max_links = 0;  // a stored link takes several bytes: at most the file size
+  uint64_t depth = 0, max_depth = 0;  // each level is a group of its own: >16 bytes of the file
+};
+
+// A corrupt header can hide that a group is linked twice (its reference count says 1), and then
+// H5Lvisit visits it again each time: a group linked into itself nests without end, twin links
+// double the visits per level. Neither can happen in a sound file of that size, so the visit
+// stops (returns 1) past either bound, which the caller reports.
 herr_t collect_dataset(hid_t group, const char* name, const H5L_info_t*, void* out) {
+  auto& visit = *static_cast<LinkVisit*>(out);
+  visit.depth =
+      std::max<uint64_t>(visit.depth, 1 + std::count(name, name + std::strlen(name), '/'));
+  if (++visit.links > visit.max_links || visit.depth > visit.max_depth) return 1;
   const hid_t obj = H5Oopen(group, name, H5P_DEFAULT);
   if (obj < 0) return 0;  // a dangling link: skip it
-  if (H5Iget_type(obj) == H5I_DATASET) static_cast<std::vector<std::string>*>(out)->push_back(name);
+  if (H5Iget_type(obj) == H5I_DATASET) visit.names.push_back(name);
   H5Oclose(obj);
   return 0;
 }
 
-std::vector<std::string> dataset_names(hid_t file) {
-  std::vector<std::string> names;
-  H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, collect_dataset, &names);
-  return names;
+std::vector<std::string> dataset_names(hid_t file, const std::string& path) {
+  hsize_t bytes = 0;
+  if (H5Fget_filesize(file, &bytes) < 0) bytes = std::numeric_limits<hsize_t>::max();  // unknown
+  LinkVisit visit;
+  visit.max_links = bytes;
+  visit.max_depth = std::max<uint64_t>(1, bytes / 16);
+  H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, collect_dataset, &visit);
+  EXADNN_CHECK(visit.links <= visit.max_links, kWhere, path, ": its groups show more than ",
+               visit.max_links, " links, more than a file of ", bytes,
+               " bytes can hold (a group linked twice: the file is corrupt)");
+  EXADNN_CHECK(visit.depth <= visit.max_depth, kWhere, path, ": its groups nest more than ",
+               visit.max_depth, " deep, more than a file of ", bytes,
+               " bytes can hold (a group linked into itself: the file is corrupt)");
+  return visit.names;
 }
 
 std::string list_names(const std::vector<std::string>& names) {
@@ -138,7 +165,7 @@ Tensor read_hdf5(const std::string& path, const std::string& name, NonFinite non
   Handle file(open_file(path), H5Fclose);
   Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
   EXADNN_CHECK(ds.ok(), kWhere, path, ": no dataset named '", name, "' (",
-               list_names(dataset_names(file.get())), ")");
+               list_names(dataset_names(file.get(), path)), ")");
 
   Handle type(H5Dget_type(ds.get()), H5Tclose);
   const H5T_class_t cls = H5Tget_class(type.get());
@@ -205,7 +232,7 @@ Tensor read_hdf5(const std::string& path, const std::string& name, NonFinite non
 std::vector<std::string> hdf5_dataset_names(const std::string& path) {
   Hdf5Session session;
   Handle file(open_file(path), H5Fclose);
-  return dataset_names(file.get());
+  return dataset_names(file.get(), path);
 }
 
 void write_hdf5(const std::string& path,

@@ -2,6 +2,7 @@
 // mapping, groups, the writer's round trip, and errors.
 #include <hdf5.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "data_test_util.h"
@@ -170,6 +171,31 @@ TEST(Hdf5Errors, NoExamples) {
   write_hdf5(path, {{"x", zeros({0, 3})}, {"y", zeros({0}, DType::i64)}});
   EXPECT_EXADNN_ERROR(load_hdf5_dataset(path, "x", "y"), path,
                       "no examples: dataset 'x' [0, 3] is empty");
+}
+
+// Listing bounds the links and the nesting it visits by the file's size (a corrupt file whose
+// group nests into itself made H5Lvisit run for ever: fuzz/regressions/hdf5/timeout-5ef3...).
+// Sound files within those bounds are listed in full: 30 nested groups, a group linked into
+// itself (H5Lvisit sees the second link and does not enter it again), a group linked twice.
+TEST(Hdf5, ListsDeepAndSharedGroups) {
+  TempDir dir;
+  const std::string path = dir.file("groups.h5");
+  {
+    const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    ASSERT_GE(file, 0);
+    std::string deep = "a";
+    for (int i = 1; i < 30; ++i) deep += "/a";
+    const float v[1] = {1};
+    put(file, (deep + "/x").c_str(), H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {1}, v);
+    put(file, "g/y", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, {1}, v);
+    ASSERT_GE(H5Lcreate_hard(file, "g", file, "g/self", H5P_DEFAULT, H5P_DEFAULT), 0);
+    ASSERT_GE(H5Lcreate_hard(file, "g", file, "h", H5P_DEFAULT, H5P_DEFAULT), 0);
+    H5Fclose(file);
+  }
+  const auto names = hdf5_dataset_names(path);
+  ASSERT_EQ(names.size(), 2u);
+  EXPECT_EQ(std::count(names[0].begin(), names[0].end(), '/'), 30) << names[0];
+  EXPECT_EQ(names[1], "g/y");
 }
 
 // The defect (fuzzing, fuzz/regressions/hdf5/oom-cc44...): a 2 KB file whose dataspace claimed
