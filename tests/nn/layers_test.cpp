@@ -141,6 +141,30 @@ TEST(LayerNorm, NormalisesTheLastDims) {
   EXPECT_EXADNN_ERROR(norm.forward(zeros({2, 5}, DType::f64)), "LayerNorm", "[2, 5]", "[4]");
 }
 
+// uniform_ and normal_ on a large tensor draw in pieces: the values are still those of one draw
+// over the whole tensor (bit for bit, an odd element count included), and the f64 temporaries
+// stay small: a 2048 x 2048 weight used to leave ~100 MB of them in the caching allocator.
+TEST(Init, LargeTensorsDrawOneStreamWithSmallTemporaries) {
+  for (const int64_t cols : {50000, 50001}) {
+    const Shape shape{3, cols};
+    Generator g1(9), g2(9);
+    Tensor u = empty(shape), nrm = empty(shape);
+    nn::init::uniform_(u, -0.5, 2.0, &g1);
+    nn::init::normal_(nrm, 1.0, 3.0, &g1);
+    const Tensor u_ref = (rand(shape, TensorOptions(DType::f64), &g2) * 2.5 + -0.5).to(DType::f32);
+    const Tensor n_ref = (randn(shape, TensorOptions(DType::f64), &g2) * 3.0 + 1.0).to(DType::f32);
+    EXPECT_EQ(values(u), values(u_ref)) << cols;
+    EXPECT_EQ(values(nrm), values(n_ref)) << cols;
+  }
+  MemoryManager& mm = MemoryManager::instance();
+  Tensor w = empty({2048, 2048});  // 16.8 MB of f32
+  mm.reset_peak(MemoryKind::host);
+  const size_t before = mm.stats(MemoryKind::host).bytes_in_use;
+  nn::init::uniform_(w, -1, 1);
+  nn::init::normal_(w, 0, 1);
+  EXPECT_LT(mm.stats(MemoryKind::host).peak_bytes - before, size_t{4} << 20);
+}
+
 TEST(Init, XavierAndKaimingHaveTheRightSpread) {
   manual_seed(5);
   Tensor w = empty({300, 200});
