@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <set>
+#include <utility>
 
 #include "config_distributed.h"
 #include "exadnn/core/error.h"
@@ -75,6 +76,46 @@ void check_tensor_split(const YAML::Node& at, const TrainConfig& c, const Report
                            "(activations: relu, leaky_relu, gelu, sigmoid, tanh)"));
 }
 
+// Spatial parallel splits images along their height up to the model's flatten (the layers of
+// spatial_strategy.cpp): each conv/pool there must keep the height at height / stride (so the
+// bands' outputs are the whole image's), and every layer must be one the split reproduces.
+void check_spatial_split(const YAML::Node& at, const TrainConfig& c, const ReportProblem& report) {
+  const int s = c.parallel.spatial;
+  bool banded = true;  // before the flatten
+  int windows = 0;     // conv2d and pooling layers before it
+  for (const LayerSpec& l : c.model) {
+    const std::string layer = detail::cat("the ", l.kind, " layer at line ", l.line);
+    const bool windowed = l.kind == "conv2d" || l.kind == "maxpool2d" || l.kind == "avgpool2d";
+    const bool splits = kActivations.count(l.kind) || l.kind == "batchnorm" ||
+                        l.kind == "flatten" || (banded ? windowed : l.kind == "linear");
+    if (l.kind == "flatten") banded = false;
+    if (!splits) {
+      report(at, detail::cat("'parallel.spatial: ", s, "' cannot split ", layer,
+                             " (it splits conv2d, maxpool2d, avgpool2d, batchnorm and activations "
+                             "before a flatten, and linear, batchnorm and activations after it)"));
+      continue;
+    }
+    if (!windowed) continue;
+    ++windows;
+    const int64_t k = l.settings.count("kernel"), p = l.settings.count("padding");
+    const int64_t st =
+        l.settings.count("stride") > 0 ? l.settings.count("stride") : (l.kind == "conv2d" ? 1 : k);
+    // Bands give height / stride rows; the layer must too. avgpool2d has no halo exchange.
+    const bool avg = l.kind == "avgpool2d";
+    if (avg ? p != 0 || k > st : 2 * p < k - st || 2 * p > k - 1)
+      report(at, detail::cat("'parallel.spatial: ", s, "' cannot split ", layer, " (kernel ", k,
+                             ", stride ", st, ", padding ", p,
+                             "): on split images a layer must give height / stride rows (",
+                             avg ? "avgpool2d: padding 0 and kernel <= stride"
+                                 : "kernel - stride <= 2 · padding <= kernel - 1",
+                             ")"));
+  }
+  if (banded || windows == 0)
+    report(at, detail::cat("'parallel.spatial: ", s,
+                           "' splits images for the conv2d and pooling layers before a 'flatten'; ",
+                           banded ? "the model has no flatten" : "the model has none before it"));
+}
+
 }  // namespace
 
 void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem& report) {
@@ -137,16 +178,19 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
     report(node["tensor"],
            "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not "
            "done yet (unsupported combination)");
-  for (const char* key : {"pipeline", "tensor"})
-    if (node[key] && (key[0] == 'p' ? p.pipeline : p.tensor) > 1 && c.precision != "fp32")
+  for (const auto& [key, ways] : {std::pair<const char*, int>{"pipeline", p.pipeline},
+                                  {"tensor", p.tensor},
+                                  {"spatial", p.spatial}})
+    if (node[key] && ways > 1 && c.precision != "fp32")
       report(node[key], detail::cat("'parallel.", key,
                                     "' trains in fp32 (its split layers pass f32 "
                                     "activations); 'precision: ",
                                     c.precision, "' is an unsupported combination"));
-  if (p.spatial > 1 && (p.tensor > 1 || p.pipeline > 1))
+  if (p.spatial > 1 && (p.tensor > 1 || p.pipeline > 1 || p.shard))
     report(node["spatial"],
-           "'parallel.spatial' splits images and does not combine with 'tensor' or 'pipeline' "
-           "(unsupported combination)");
+           "'parallel.spatial' splits images and does not combine with 'tensor', 'pipeline' or "
+           "'shard' (unsupported combination)");
+  if (p.spatial > 1) check_spatial_split(node["spatial"], c, report);
 }
 
 }  // namespace exadnn::train::internal

@@ -11,7 +11,7 @@ namespace {
 
 std::unique_ptr<Strategy> make_mpi(const TrainConfig& config) {
 #ifdef EXADNN_TRAIN_WITH_MPI
-  return internal::make_mpi_strategy(config.mpi, config.parallel);
+  return internal::make_mpi_strategy(config.mpi, config.parallel, config.model);
 #else
   throw Error("train", detail::cat("distributed.mode '", config.mpi.mode,
                                    "' needs MPI, and this exadnn was built without it (install "

@@ -42,28 +42,6 @@ epochs: 3
 seed: 0
 YAML
 
-# same A.json B.json WHAT [last]: every epoch (or only the last) of B equals A's.
-same() {
-  python3 - "$@" <<'PY'
-import json, sys
-a, b = (json.load(open(p))["epochs"] for p in sys.argv[1:3])
-what, pairs = sys.argv[3], list(zip(a, b))
-if len(sys.argv) > 4: pairs = pairs[-1:]
-assert len(a) == len(b), f"FAIL: {what}: {len(a)} and {len(b)} epochs"
-for ea, eb in pairs:
-    rel = abs(ea["train_loss"] - eb["train_loss"]) / abs(ea["train_loss"])
-    print(f"{what}, epoch {ea['epoch']}: train loss {ea['train_loss']:.10f} / {eb['train_loss']:.10f} "
-          f"(relative difference {rel:.1e}), test accuracy {ea['test_accuracy']} / {eb['test_accuracy']}")
-    assert rel <= 1e-5, f"FAIL: {what}: epoch {ea['epoch']}: the losses differ by {rel:.1e}"
-    assert ea["test_accuracy"] == eb["test_accuracy"], f"FAIL: {what}: the test accuracy differs"
-PY
-}
-# one OUT.json FLAGS...: one process (no distributed).
-one() {
-  local out="$1"; shift
-  OMP_NUM_THREADS=1 "$exadnn" train --config "$config" --set threads=1 "$@" --metrics-out "$out" \
-    > "$out.log" 2>&1 || { cat "$out.log"; exit 1; }
-}
 ar=distributed.mode=allreduce
 
 # --- shard ---

@@ -179,12 +179,6 @@ class PipelineStrategy : public ModelSplitStrategy {
   double forward_backward(const data::Batch& batch, const LossFunction& loss) override {
     return pipe_->forward_backward(batch.inputs, batch.targets, loss);
   }
-  bool step(optim::Optimizer& opt, optim::GradScaler& scaler) override {  // fp16: refused
-    average_gradients(grid_.data(), opt);  // the replicas' average, stage by stage
-    const bool stepped = scaler.step(opt);
-    straggle();
-    return stepped;
-  }
   EpochTotals combine(const EpochTotals& mine) override {
     whole_->load_state_dict(pipe_->full_state_dict());  // for the root's score and checkpoint
     return combine_replicas(mine);
@@ -249,18 +243,13 @@ class PipelineStrategy : public ModelSplitStrategy {
   size_t first_param_ = 0;  // this stage's first parameter in the whole model's order
 };
 
-// The ranks must hold whole model replicas; spatial, which the library has but exadnn train does
-// not run yet, is named. Before any message, so every rank says the same.
+// The ranks must hold whole model replicas. Before any message, so every rank says the same.
 void check_parallel_layout(const ParallelSpec& p, int ranks) {
   EXADNN_CHECK(ranks % p.model_ranks() == 0, "train",
                "'parallel' splits one model over tensor × pipeline × spatial = ", p.tensor, " × ",
                p.pipeline, " × ", p.spatial, " = ", p.model_ranks(),
                " ranks, which does not divide the job's ", ranks,
                " ranks (ranks = that × the data-parallel replicas)");
-  EXADNN_CHECK(p.spatial == 1, "train", "'parallel.spatial: ", p.spatial,
-               "' is not supported by exadnn train yet (a program can use "
-               "exadnn/dist/spatial_parallel.h); exadnn train runs 'parallel.shard', 'pipeline' "
-               "and 'tensor'");
 }
 
 class ParameterServerStrategy : public MpiStrategy {
@@ -378,12 +367,14 @@ class AsyncRmaStrategy : public MpiStrategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelSpec& parallel) {
+std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelSpec& parallel,
+                                            const std::vector<LayerSpec>& layers) {
   if (parallel.enabled) {  // with mode allreduce (config_parallel.cpp)
     check_parallel_layout(parallel, dist::Communicator::world().size());
     if (parallel.shard) return std::make_unique<ShardedStrategy>(spec);
     if (parallel.pipeline > 1) return std::make_unique<PipelineStrategy>(spec, parallel);
     if (parallel.tensor > 1) return make_tensor_strategy(spec, parallel);
+    if (parallel.spatial > 1) return make_spatial_strategy(spec, parallel, layers);
   }
   if (spec.mode == "param_server") return std::make_unique<ParameterServerStrategy>(spec);
   if (spec.mode == "async_rma") return std::make_unique<AsyncRmaStrategy>(spec);

@@ -1,5 +1,6 @@
-// MpiStrategy: the base of the MPI strategies (mpi_strategies.cpp, tensor_strategy.cpp), and
-// ModelSplitStrategy, the base of those that split each model replica over ranks.
+// MpiStrategy: the base of the MPI strategies (mpi_strategies.cpp, tensor_strategy.cpp,
+// spatial_strategy.cpp), and ModelSplitStrategy, the base of those that split each model replica
+// over ranks.
 //
 // EXADNN_STRAGGLER=RANK:FACTOR (e.g. 1:2) slows rank RANK down FACTOR times, for benchmarks: after
 // each of its steps it sleeps (FACTOR - 1) times its fastest step so far.
@@ -85,14 +86,22 @@ class MpiStrategy : public Strategy {
 };
 
 // The base of the strategies that split each model replica over a group of ranks (pipeline,
-// tensor): the job's ranks as a data × pipeline × tensor grid whose replicas each read their shard
-// of every epoch; the model is the config's sequential list.
+// tensor, spatial): the job's ranks as a data × pipeline × tensor grid whose replicas each read
+// their shard of every epoch; the model is the config's sequential list.
 class ModelSplitStrategy : public MpiStrategy {
  public:
   ModelSplitStrategy(const MpiSpec& spec, dist::GridShape shape)
       : MpiStrategy(spec), grid_(world_, shape) {}
   data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
     return o.distributed(grid_.data_rank(), grid_.shape().data);  // a replica's ranks: one shard
+  }
+  // The replicas' average of the gradients of what this rank trains (its stage, its blocks),
+  // then the step (fp16, which would need the loss scaler's verdict over the group: refused).
+  bool step(optim::Optimizer& opt, optim::GradScaler& scaler) override {
+    average_gradients(grid_.data(), opt);
+    const bool stepped = scaler.step(opt);
+    straggle();
+    return stepped;
   }
 
  protected:
@@ -102,6 +111,14 @@ class ModelSplitStrategy : public MpiStrategy {
     EXADNN_CHECK(whole_ != nullptr, "train", "'parallel.", key,
                  "' splits a sequential model (a config's model: list); this program's model is "
                  "not an nn::Sequential");
+  }
+  // One batch's forward and backward through `model` (this rank's part of the split model);
+  // returns the loss.
+  static double train_on(nn::Module& model, const Tensor& inputs, const Tensor& targets,
+                         const LossFunction& loss) {
+    const Tensor value = loss(model.forward(inputs), targets);
+    value.backward();
+    return value.item<double>();
   }
   // The epoch's figures: a replica's ranks saw the same batches, so the data axis's sums.
   EpochTotals combine_replicas(const EpochTotals& mine) {

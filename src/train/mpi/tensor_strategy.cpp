@@ -81,15 +81,7 @@ class TensorStrategy : public ModelSplitStrategy {
   }
   bool runs_forward_backward() const override { return true; }
   double forward_backward(const data::Batch& batch, const LossFunction& loss) override {
-    const Tensor value = loss(split_->forward(batch.inputs), batch.targets);
-    value.backward();
-    return value.item<double>();
-  }
-  bool step(optim::Optimizer& opt, optim::GradScaler& scaler) override {  // fp16: refused
-    average_gradients(grid_.data(), opt);
-    const bool stepped = scaler.step(opt);
-    straggle();
-    return stepped;
+    return train_on(*split_, batch.inputs, batch.targets, loss);
   }
   EpochTotals combine(const EpochTotals& mine) override {
     NoGradGuard no_grad;  // the blocks back into the whole model, for the root's score and save
