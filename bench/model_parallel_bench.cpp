@@ -2,7 +2,8 @@
 // of one model (an MLP 1024 → 4096 → 1024, batch 64, Adam, mean squared error) under each mode,
 // the time per step spent in communication, and the pipeline's measured idle fraction against the
 // GPipe bubble (p − 1)/(m + p − 1). A spatial-parallel CNN is timed against data parallelism on
-// the same CNN. Rank 0 prints one line per mode: medians over `rounds` rounds of `steps` steps.
+// the same CNN, and the memory a step of each holds per rank is set against one process's on the
+// whole batch. Rank 0 prints one line per mode: medians over `rounds` rounds of `steps` steps.
 //   usage: mpirun -np P exadnn_model_parallel_bench [steps] [rounds] (bench/run_model_parallel.sh)
 #include <algorithm>
 #include <chrono>
@@ -70,6 +71,24 @@ Result measure(const dist::Communicator& comm, int steps, int rounds,
     idles.push_back(idle_sum / steps);
   }
   return {median(per_step), median(per_comm), idle ? median(idles) : -1};
+}
+
+// Bytes a training step holds beyond what was allocated before it (activations, their gradients,
+// temporaries: the MemoryManager's host peak), on this rank, after the warm-up steps.
+double step_peak_mib(const std::function<void()>& step) {
+  MemoryManager& mm = MemoryManager::instance();
+  const size_t before = mm.stats(MemoryKind::host).bytes_in_use;
+  mm.reset_peak(MemoryKind::host);
+  step();
+  return static_cast<double>(mm.stats(MemoryKind::host).peak_bytes - before) / (1 << 20);
+}
+
+void report_memory(const dist::Communicator& comm, const char* mode, double mib, double whole) {
+  if (comm.rank() == 0)
+    std::printf(
+        "%-22s %9.2f MiB per rank held by a step (%.2f of one process's on the whole "
+        "batch)\n",
+        mode, mib, mib / whole);
 }
 
 void report(const dist::Communicator& comm, const char* mode, const Result& r, double baseline) {
@@ -218,6 +237,14 @@ int main(int argc, char** argv) {
       nn::cross_entropy(model(in), y).backward();
       opt.step();
     };
+    double whole_mib = 0;  // one process, the whole batch of whole images
+    {
+      auto model = build(nullptr);
+      auto opt = adam(model->parameters());
+      for (int i = 0; i < 3; ++i) run(*model, images, labels, *opt);
+      whole_mib = step_peak_mib([&] { run(*model, images, labels, *opt); });
+      report_memory(comm, "CNN one process", whole_mib, whole_mib);
+    }
     Result cnn_data;
     {
       auto model = build(nullptr);
@@ -229,6 +256,8 @@ int main(int argc, char** argv) {
           comm, steps, rounds, [&] { run(*model, in, y, *opt); },
           [&] { return ddp.reducer().wait_seconds(); });
       report(comm, "CNN data parallel", cnn_data, cnn_data.step_s);
+      report_memory(comm, "CNN data parallel", step_peak_mib([&] { run(*model, in, y, *opt); }),
+                    whole_mib);
     }
     {
       auto model = build(&comm);
@@ -239,6 +268,8 @@ int main(int argc, char** argv) {
           measure(
               comm, steps, rounds, [&] { run(*model, rows, labels, *opt); }, parallel_ops_seconds),
           cnn_data.step_s);
+      report_memory(comm, "CNN spatial parallel",
+                    step_peak_mib([&] { run(*model, rows, labels, *opt); }), whole_mib);
     }
   }
   return 0;
