@@ -8,12 +8,22 @@
 # New corpus inputs go to build-fuzz/corpus/<harness>/ (fuzz/corpus/ keeps the committed seeds);
 # each crash, timeout, leak or out-of-memory input is copied to fuzz/regressions/<harness>/, which
 # the CTest replay fuzz.replay.<harness> runs from then on. A crash ends that harness's run (fix it,
-# then run again). Prints per harness: minutes run, executions, coverage (libFuzzer's cov and ft
-# of its last line) and the artifacts found; exits 1 if any harness found one.
+# then run again) -- except in the harnesses that go through libhdf5 (below). Prints per harness:
+# minutes run, executions, coverage (libFuzzer's cov and ft of its last line) and the artifacts
+# found; exits 1 if any harness found one in exadnn.
+#
+# hdf5 and cbed_shard reach libhdf5 (Debian's 1.10.8, not instrumented, not exadnn's to fix),
+# which faults on some corrupt files (fuzz/open/cbed_shard/). They run in libFuzzer's fork mode
+# (-fork=1 -ignore_crashes=1: one child process at a time; a crashed child is replaced and the
+# campaign goes on), and each crash input is replayed and sorted by the frame it faults in:
+# inside libhdf5 (interceptors such as memcpy skipped) it is kept in build-fuzz only, one input
+# per new fault site copied to fuzz/open/<harness>/ (not replayed); anywhere else it is an exadnn
+# bug and goes to fuzz/regressions/<harness>/ like any other.
 # Environment: JOBS (build jobs, default nproc), FUZZ_BUILD_LOCK (a file to flock around the
 # build, for shared machines), FUZZ_BUILD_DIR (default build-fuzz). Needs clang and its runtimes
 # (scripts/setup.sh --fuzz).
 set -euo pipefail
+shopt -s extglob
 cd "$(dirname "$0")/.."
 MINUTES="${1:?usage: scripts/fuzz.sh MINUTES [HARNESS...]}"
 shift
@@ -43,6 +53,25 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp"
 
+FORK_HARNESSES=" hdf5 cbed_shard "
+
+# Where input $2 of harness program $1 faults (a crash, an allocation beyond the memory limit, a
+# hang): "libhdf5 <function or module+offset>" when the first stack frame outside the sanitizer
+# and libFuzzer runtimes, the allocation functions and the C library's string functions (memcpy)
+# is inside libhdf5, else nothing. (awk reads
+# the whole report: an early exit would end the harness with SIGPIPE, fatal under pipefail.)
+libhdf5_fault_site() {
+  { "$1" -timeout=10 -rss_limit_mb=2048 "$2" 2>&1 || true; } | awk '
+    !done && /^ *#[0-9]+ / && !/__interceptor_|__asan|__sanitizer|__lsan|libclang_rt|fuzzer::/ &&
+    !/ in (malloc|calloc|realloc|free|operator new|operator delete)[ (]|sysdeps\// {
+      done = 1
+      if (match($0, /libhdf5[^) ]*/)) {
+        site = ($3 == "in") ? $4 : substr($0, RSTART, RLENGTH)
+        print "libhdf5 " site
+      }
+    }'
+}
+
 summary=()
 found_any=0
 for h in "${HARNESSES[@]}"; do
@@ -54,17 +83,49 @@ for h in "${HARNESSES[@]}"; do
   options=(-max_total_time=$((MINUTES * 60)) -timeout=10 -rss_limit_mb=2048
     -artifact_prefix="$artifacts/" -print_final_stats=1)
   if [ -f "fuzz/dict/$h.dict" ]; then options+=(-dict="fuzz/dict/$h.dict"); fi
+  fork=0
+  if [[ "$FORK_HARNESSES" == *" $h "* ]]; then fork=1 options+=(-fork=1 -ignore_crashes=1); fi
   start=$(date +%s)
   "$BUILD/fuzz/fuzz_$h" "${options[@]}" "${inputs[@]}" >"$log" 2>&1 || true
   minutes=$(awk -v s=$(($(date +%s) - start)) 'BEGIN { printf "%.1f", s / 60 }')
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+  # Fork mode's parent executes nothing itself: its status lines ("#RUNS: cov: ...") count them.
+  if [ -z "$execs" ]; then execs=$(sed -n 's/^#\([0-9]*\):.*/\1/p' <<<"$last"); fi
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
   new=()
+  hdf5_faults=0 hdf5_new=() open_sites=""
+  sorted="$artifacts/.libhdf5-faults"  # crash inputs already found to fault inside libhdf5
+  touch "$sorted"
   for a in "$artifacts"/*; do
     [ -f "$a" ] || continue
-    case "$(basename "$a")" in
+    name=$(basename "$a")
+    if [ "$fork" = 1 ] && [[ "$name" == @(crash|oom|timeout)-* ]] &&
+      [ ! -f "fuzz/regressions/$h/$name" ]; then
+      site=$(grep -m1 "^$name " "$sorted" | cut -d' ' -f2- || true)
+      if [ -z "$site" ]; then
+        site=$(libhdf5_fault_site "$BUILD/fuzz/fuzz_$h" "$a")
+        if [ -n "$site" ]; then echo "$name $site" >>"$sorted"; fi
+      fi
+      if [ -n "$site" ]; then
+        hdf5_faults=$((hdf5_faults + 1))
+        if [ -z "$open_sites" ]; then  # the sites of the inputs kept open so far, once
+          open_sites="|"
+          for o in "fuzz/open/$h"/*; do
+            [ -f "$o" ] && open_sites+="$(libhdf5_fault_site "$BUILD/fuzz/fuzz_$h" "$o")|"
+          done
+        fi
+        if [[ "$open_sites" != *"|$site|"* ]]; then
+          mkdir -p "fuzz/open/$h"
+          cp "$a" "fuzz/open/$h/"
+          open_sites+="$site|"
+          hdf5_new+=("$name ($site)")
+        fi
+        continue
+      fi
+    fi
+    case "$name" in
       crash-* | timeout-* | leak-* | oom-*)
         mkdir -p "fuzz/regressions/$h"
         if [ ! -f "fuzz/regressions/$h/$(basename "$a")" ]; then
@@ -78,8 +139,12 @@ for h in "${HARNESSES[@]}"; do
     found_any=1
     echo "   found: ${new[*]} (copied to fuzz/regressions/$h/; log $log)"
   fi
+  if [ "${#hdf5_new[@]}" -gt 0 ]; then
+    echo "   new fault sites inside libhdf5: ${hdf5_new[*]} (copied to fuzz/open/$h/)"
+  fi
   summary+=("$(printf '%-15s %8s min %12s execs  cov %6s  ft %7s  artifacts %s' "$h" "$minutes" \
     "${execs:-?}" "${cov:-?}" "${ft:-?}" "${#new[@]}")")
+  if [ "$fork" = 1 ]; then summary[-1]+="  (libhdf5 faults: $hdf5_faults inputs, ${#hdf5_new[@]} new sites)"; fi
   echo "   ${summary[-1]}"
 done
 
