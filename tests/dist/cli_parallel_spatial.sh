@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `mpirun exadnn train` with `parallel: {spatial: S}` against the runs it must equal, on a small CNN
-# (conv 3x3 → batchnorm → relu → maxpool 2 → conv 5x5 → relu → maxpool 2 → flatten → linear 16 →
-# relu → linear 4, SGD momentum) learning 16×16 synthetic images, 3 epochs of 8 batches; "equal" is
-# every epoch's train loss to 1e-5 relative and the same test accuracy:
+# (conv 3x3 → batchnorm → relu → conv 3x3 stride 2 → relu → maxpool 3x3 stride 1 (halos above and
+# below) → conv 5x5 (halos of 2 rows) → relu → avgpool 2 → flatten → linear 16 → relu → linear 4,
+# SGD momentum) learning 16×16 synthetic images, 3 epochs of 8 batches; "equal" is every epoch's
+# train loss to 1e-5 relative and the same test accuracy:
 #  2-way spatial on 2 ranks (every image split into two bands of 8 rows, halos exchanged, batch
 #    norm over the whole image) = one process; 4-way spatial (bands of 4 rows, then 2) on 4 ranks
 #    = one process; 2-way spatial × 2 data-parallel on 4 ranks = allreduce on 2 ranks;
@@ -41,15 +42,17 @@ model:
   - conv2d: {out: 8, kernel: 3, padding: 1}
   - batchnorm
   - relu
-  - maxpool2d: {kernel: 2}
+  - conv2d: {out: 8, kernel: 3, stride: 2, padding: 1}
+  - relu
+  - maxpool2d: {kernel: 3, stride: 1, padding: 1}
   - conv2d: {out: 8, kernel: 5, padding: 2}
   - relu
-  - maxpool2d: {kernel: 2}
+  - avgpool2d: {kernel: 2}
   - flatten
   - linear: {out: 16}
   - relu
   - linear: {out: 4}
-optimizer: {name: sgd, lr: 0.01, momentum: 0.9}
+optimizer: {name: sgd, lr: 0.02, momentum: 0.9}
 epochs: 3
 seed: 0
 YAML
