@@ -90,24 +90,39 @@ Shape TensorDataset::target_shape() const {
   return tail_shape(targets_);
 }
 
+namespace {
+
+// Rows `indices` of src ([N, ...], contiguous) into dst ([B, ...], contiguous); runs of
+// consecutive indices (an unshuffled loader) become one memcpy each.
+void copy_rows(const Tensor& src, int64_t n, std::span<const int64_t> indices, const Tensor& dst) {
+  const size_t row = n > 0 ? src.nbytes() / static_cast<size_t>(n) : 0;
+  const auto* from = static_cast<const unsigned char*>(src.data_ptr());
+  auto* to = static_cast<unsigned char*>(dst.data_ptr());
+  for (size_t i = 0; i < indices.size();) {
+    size_t j = i + 1;
+    while (j < indices.size() && indices[j] == indices[j - 1] + 1) ++j;
+    std::memcpy(to + i * row, from + static_cast<size_t>(indices[i]) * row, (j - i) * row);
+    i = j;
+  }
+}
+
+}  // namespace
+
 void TensorDataset::fetch(std::span<const int64_t> indices, const Tensor& inputs,
                           const Tensor& targets) const {
   check_indices(indices, "TensorDataset");
   check_batch(indices, inputs, targets, "TensorDataset");
-  const auto copy_rows = [&](const Tensor& src, const Tensor& dst) {
-    const size_t row = n_ > 0 ? src.nbytes() / static_cast<size_t>(n_) : 0;
-    const auto* from = static_cast<const unsigned char*>(src.data_ptr());
-    auto* to = static_cast<unsigned char*>(dst.data_ptr());
-    // Runs of consecutive indices (an unshuffled loader) become one memcpy each.
-    for (size_t i = 0; i < indices.size();) {
-      size_t j = i + 1;
-      while (j < indices.size() && indices[j] == indices[j - 1] + 1) ++j;
-      std::memcpy(to + i * row, from + static_cast<size_t>(indices[i]) * row, (j - i) * row);
-      i = j;
-    }
-  };
-  copy_rows(inputs_, inputs);
-  copy_rows(targets_, targets);
+  copy_rows(inputs_, n_, indices, inputs);
+  copy_rows(targets_, n_, indices, targets);
+}
+
+Tensor TensorDataset::get_targets(std::span<const int64_t> indices) const {
+  check_indices(indices, "TensorDataset");
+  // Only the targets: the default would read (and drop) every input row too.
+  Tensor targets =
+      empty(batch_shape(static_cast<int64_t>(indices.size()), target_shape()), target_dtype());
+  copy_rows(targets_, n_, indices, targets);
+  return targets;
 }
 
 // --- Subset --------------------------------------------------------------------------------------
@@ -128,12 +143,20 @@ Subset Subset::range(std::shared_ptr<const Dataset> base, int64_t start, int64_t
   return Subset(std::move(base), std::move(idx));
 }
 
-void Subset::fetch(std::span<const int64_t> indices, const Tensor& inputs,
-                   const Tensor& targets) const {
+std::vector<int64_t> Subset::base_indices(std::span<const int64_t> indices) const {
   check_indices(indices, "Subset");
   std::vector<int64_t> mapped(indices.size());
   for (size_t i = 0; i < indices.size(); ++i) mapped[i] = indices_[static_cast<size_t>(indices[i])];
-  base_->fetch(mapped, inputs, targets);
+  return mapped;
+}
+
+Tensor Subset::get_targets(std::span<const int64_t> indices) const {
+  return base_->get_targets(base_indices(indices));
+}
+
+void Subset::fetch(std::span<const int64_t> indices, const Tensor& inputs,
+                   const Tensor& targets) const {
+  base_->fetch(base_indices(indices), inputs, targets);
 }
 
 }  // namespace exadnn::data

@@ -23,11 +23,16 @@ class Subset : public Dataset {
   DType target_dtype() const override { return base_->target_dtype(); }
   void fetch(std::span<const int64_t> indices, const Tensor& inputs,
              const Tensor& targets) const override;
+  /// The base's targets of those examples (the base reads only targets where it can).
+  Tensor get_targets(std::span<const int64_t> indices) const override;
 
   /// The base dataset's index of each example.
   const std::vector<int64_t>& indices() const { return indices_; }
 
  private:
+  // `indices` (checked) as the base's indices.
+  std::vector<int64_t> base_indices(std::span<const int64_t> indices) const;
+
   std::shared_ptr<const Dataset> base_;
   std::vector<int64_t> indices_;
 };

@@ -20,6 +20,8 @@ class TensorDataset : public Dataset {
   DType target_dtype() const override { return targets_.dtype(); }
   void fetch(std::span<const int64_t> indices, const Tensor& inputs,
              const Tensor& targets) const override;
+  /// The targets of `indices` alone ([B, ...]), without copying their inputs.
+  Tensor get_targets(std::span<const int64_t> indices) const override;
 
   /// All inputs, [N, ...] (contiguous, host).
   const Tensor& inputs() const { return inputs_; }
