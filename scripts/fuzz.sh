@@ -61,7 +61,7 @@ FORK_HARNESSES=" hdf5 cbed_shard "
 # is inside libhdf5, else nothing. (awk reads
 # the whole report: an early exit would end the harness with SIGPIPE, fatal under pipefail.)
 libhdf5_fault_site() {
-  { "$1" -timeout=10 -rss_limit_mb=2048 "$2" 2>&1 || true; } | awk '
+  { "$1" -timeout=10 -rss_limit_mb=2048 "$2" 2>&1 || true; } 2>/dev/null | awk '
     !done && /^ *#[0-9]+ / && !/__interceptor_|__asan|__sanitizer|__lsan|libclang_rt|fuzzer::/ &&
     !/ in (malloc|calloc|realloc|free|operator new|operator delete)[ (]|sysdeps\// {
       done = 1
