@@ -86,6 +86,7 @@ for h in "${HARNESSES[@]}"; do
   fork=0
   if [[ "$FORK_HARNESSES" == *" $h "* ]]; then fork=1 options+=(-fork=1 -ignore_crashes=1); fi
   start=$(date +%s)
+  touch "$artifacts/.run-start"  # what this run found is newer
   "$BUILD/fuzz/fuzz_$h" "${options[@]}" "${inputs[@]}" >"$log" 2>&1 || true
   minutes=$(awk -v s=$(($(date +%s) - start)) 'BEGIN { printf "%.1f", s / 60 }')
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
@@ -109,7 +110,7 @@ for h in "${HARNESSES[@]}"; do
         if [ -n "$site" ]; then echo "$name $site" >>"$sorted"; fi
       fi
       if [ -n "$site" ]; then
-        hdf5_faults=$((hdf5_faults + 1))
+        if [ "$a" -nt "$artifacts/.run-start" ]; then hdf5_faults=$((hdf5_faults + 1)); fi
         if [ -z "$open_sites" ]; then  # the sites of the inputs kept open so far, once
           open_sites="|"
           for o in "fuzz/open/$h"/*; do
@@ -144,7 +145,9 @@ for h in "${HARNESSES[@]}"; do
   fi
   summary+=("$(printf '%-15s %8s min %12s execs  cov %6s  ft %7s  artifacts %s' "$h" "$minutes" \
     "${execs:-?}" "${cov:-?}" "${ft:-?}" "${#new[@]}")")
-  if [ "$fork" = 1 ]; then summary[-1]+="  (libhdf5 faults: $hdf5_faults inputs, ${#hdf5_new[@]} new sites)"; fi
+  if [ "$fork" = 1 ]; then
+    summary[-1]+="  (libhdf5 faults this run: $hdf5_faults inputs; ${#hdf5_new[@]} new sites)"
+  fi
   echo "   ${summary[-1]}"
 done
 
