@@ -2,9 +2,11 @@
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <thread>
 
 #include "comm_state.h"
 #include "mpi_check.h"
@@ -60,6 +62,10 @@ namespace detail {
 void abort_processes(MPI_Comm comm, const std::string& message, int code) {
   std::fprintf(stderr, "%s\n", message.c_str());
   std::fflush(stderr);
+  // mpirun forwards a rank's stderr through a pipe it reads asynchronously; MPI_Abort tears the
+  // job down at once and the line could be lost (seen once in dist.cli_parallel_refusals, every
+  // rank's message missing). A moment lets the forwarding deliver it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   MPI_Abort(comm, code);
   std::abort();  // MPI_Abort does not return; keep [[noreturn]] honest if it does
 }
