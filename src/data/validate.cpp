@@ -54,25 +54,33 @@ void check_finite(const Tensor& values, const std::string& source, const std::st
                                   index_of(t.shape(), bad), " (NaN and infinity are not data)"));
 }
 
-void check_class_labels(const Dataset& dataset, int64_t num_classes, const std::string& source) {
-  EXADNN_CHECK(num_classes > 0, kWhere, source, ": ", num_classes,
-               " classes: a classifier needs at least one");
+std::vector<int64_t> read_class_labels(const Dataset& dataset, const std::string& source) {
   EXADNN_CHECK(is_integer_dtype(dataset.target_dtype()) && dataset.target_shape().size() == 0,
                kWhere, source, ": the targets are ", dtype_name(dataset.target_dtype()), " ",
                dataset.target_shape(), " per example, not class indices (an integer each)");
-  constexpr int64_t kChunk = 8192;  // examples fetched at a time
+  constexpr int64_t kChunk = 8192;  // examples asked for at a time (targets only)
+  std::vector<int64_t> labels(static_cast<size_t>(dataset.size()));
   std::vector<int64_t> indices;
   for (int64_t start = 0; start < dataset.size(); start += kChunk) {
     const int64_t n = std::min(kChunk, dataset.size() - start);
     indices.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) indices[static_cast<size_t>(i)] = start + i;
-    const Tensor labels = dataset.get_targets(indices).to(DType::i64).contiguous();
-    const int64_t* v = labels.data<int64_t>();
-    for (int64_t i = 0; i < n; ++i)
-      EXADNN_CHECK(v[i] >= 0 && v[i] < num_classes, kWhere, source, ": example ", start + i,
-                   " has label ", v[i], ", outside the ", num_classes, " classes [0, ",
-                   num_classes - 1, "]");
+    const Tensor t = dataset.get_targets(indices).to(DType::i64).contiguous();
+    std::copy_n(t.data<int64_t>(), n, labels.begin() + start);
   }
+  return labels;
+}
+
+std::vector<int64_t> check_class_labels(const Dataset& dataset, int64_t num_classes,
+                                        const std::string& source) {
+  EXADNN_CHECK(num_classes > 0, kWhere, source, ": ", num_classes,
+               " classes: a classifier needs at least one");
+  std::vector<int64_t> labels = read_class_labels(dataset, source);
+  for (size_t i = 0; i < labels.size(); ++i)
+    EXADNN_CHECK(labels[i] >= 0 && labels[i] < num_classes, kWhere, source, ": example ", i,
+                 " has label ", labels[i], ", outside the ", num_classes, " classes [0, ",
+                 num_classes - 1, "]");
+  return labels;
 }
 
 }  // namespace exadnn::data

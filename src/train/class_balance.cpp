@@ -8,6 +8,7 @@
 
 #include "exadnn/core/error.h"
 #include "exadnn/data/subset.h"
+#include "exadnn/data/validate.h"
 #include "exadnn/nn/loss.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/operators.h"
@@ -19,21 +20,7 @@ constexpr const char* kWhere = "class_balance";
 }
 
 std::vector<int64_t> class_labels(const data::Dataset& dataset) {
-  EXADNN_CHECK(!is_floating(dataset.target_dtype()) && dataset.target_dtype() != DType::boolean &&
-                   dataset.target_shape().size() == 0,
-               kWhere, "the targets are ", dtype_name(dataset.target_dtype()), " ",
-               dataset.target_shape(), " per example, not class indices (an integer each)");
-  constexpr int64_t kChunk = 8192;  // examples fetched at a time
-  std::vector<int64_t> labels(static_cast<size_t>(dataset.size()));
-  std::vector<int64_t> indices;
-  for (int64_t start = 0; start < dataset.size(); start += kChunk) {
-    const int64_t n = std::min(kChunk, dataset.size() - start);
-    indices.resize(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) indices[static_cast<size_t>(i)] = start + i;
-    const Tensor t = dataset.get_targets(indices).to(DType::i64).contiguous();
-    std::copy_n(t.data<int64_t>(), n, labels.begin() + start);
-  }
-  return labels;
+  return data::read_class_labels(dataset, kWhere);
 }
 
 std::vector<int64_t> class_counts(const std::vector<int64_t>& labels, int64_t classes) {

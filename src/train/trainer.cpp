@@ -28,10 +28,15 @@ DType autocast_for(const std::string& precision) {
 }
 
 // Integer targets must be classes the model scores: [0, the width of its output). `source`
-// names a split's labels in messages. Returns the number of classes (0: regression targets).
-int64_t check_labels(nn::Module& model, const TrainingData& data,
-                     const std::function<std::string(bool train)>& source) {
-  if (is_floating(data.train->target_dtype())) return 0;  // regression targets
+// names a split's labels in messages. Returns the number of classes (0: regression targets) and
+// the training set's labels (read once, for class_balance too).
+struct Labels {
+  int64_t classes = 0;
+  std::vector<int64_t> train;
+};
+Labels check_labels(nn::Module& model, const TrainingData& data,
+                    const std::function<std::string(bool train)>& source) {
+  if (is_floating(data.train->target_dtype())) return {};  // regression targets
   NoGradGuard no_grad;
   Generator unused;
   Tensor x = data.train->get(0).inputs;  // datasets of 0 examples were refused at load time
@@ -39,9 +44,9 @@ int64_t check_labels(nn::Module& model, const TrainingData& data,
   model.eval();
   const int64_t classes = model.forward(x).size(-1);
   model.train();
-  data::check_class_labels(*data.train, classes, source(true));
+  std::vector<int64_t> train = data::check_class_labels(*data.train, classes, source(true));
   if (data.test) data::check_class_labels(*data.test, classes, source(false));
-  return classes;
+  return {classes, std::move(train)};
 }
 
 // The config's loss, class-weighted when class_balance.loss_weights asks for it.
@@ -158,10 +163,11 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
       return std::shared_ptr<nn::Module>(build_model(layers, shape));
     };
   // Before model->to(device): one CPU forward.
-  r.classes = check_labels(*r.model, r.data, [&](bool train) {
+  Labels checked = check_labels(*r.model, r.data, [&](bool train) {
     if (own_data) return std::string(train ? "the training set" : "the test set");
     return datasets().at(c.data.dataset).label_source(c.data, train);
   });
+  r.classes = checked.classes;
   r.device = Device::parse(c.device);  // device: cpu | cuda | cuda:N
   r.model->to(r.device);               // before the optimizer takes the parameters
   // class_balance: the training set's labels weigh the loss and/or draw balanced epochs.
@@ -173,7 +179,7 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
     EXADNN_CHECK(!(parts.loss && balance.weighted()), "train",
                  "class_balance.loss_weights weighs the config's cross_entropy; this program "
                  "brings its own loss");
-    labels = class_labels(*r.data.train);
+    labels = std::move(checked.train);
     if (balance.balanced()) r.balanced = std::make_unique<BalancedSampler>(labels, c.seed);
   }
   r.loss = parts.loss ? std::move(parts.loss) : config_loss(c, labels, r.classes);

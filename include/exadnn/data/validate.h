@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "exadnn/core/tensor.h"
 #include "exadnn/data/dataset.h"
@@ -24,10 +25,14 @@ void check_not_empty(const Dataset& dataset, const std::string& source);
 /// "<source>: <what> holds nan at index [i, j]". `what` names the part, e.g. "dataset 'x'".
 void check_finite(const Tensor& values, const std::string& source, const std::string& what);
 
-/// Throws unless every target of `dataset` is a class index in [0, num_classes): targets of
-/// integer dtype (u8, i32, i64) and shape [] per example. The Error names `source` (the labels'
-/// file), the first bad example's index and its label, e.g.
-/// "<source>: example 17 has label 12, outside the 10 classes [0, 9]".
-void check_class_labels(const Dataset& dataset, int64_t num_classes, const std::string& source);
+/// Every example's class index, [size()], read through get_targets (no inputs) in chunks.
+/// Throws, naming `source`, unless the targets are integers (u8, i32, i64) of shape [] each.
+std::vector<int64_t> read_class_labels(const Dataset& dataset, const std::string& source);
+
+/// The labels (read_class_labels), after checking every one is a class index in
+/// [0, num_classes). The Error names `source` (the labels' file), the first bad example's index
+/// and its label, e.g. "<source>: example 17 has label 12, outside the 10 classes [0, 9]".
+std::vector<int64_t> check_class_labels(const Dataset& dataset, int64_t num_classes,
+                                        const std::string& source);
 
 }  // namespace exadnn::data
