@@ -131,8 +131,6 @@ struct Trainer::Run {
   // Loads checkpoint_dir/last.ckpt; returns its optimizer state.
   StateDict resume();
   EpochTotals train_epoch(int64_t epoch, LossWatch& loss_watch);
-  void release_cache_on_new_batch_size(int64_t size);
-  int64_t last_batch_size = 0;  // of the step before (0: none yet)
 };
 
 Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
@@ -265,23 +263,9 @@ StateDict Trainer::Run::resume() {
   return optimizer_state;
 }
 
-// The caching allocator keeps each freed block for a request of the same size: a step of
-// another batch size (an epoch's last, partial batch) would allocate a second set of activation
-// and gradient blocks beside the cached full-size ones, and both would stay resident (the CNN's
-// cache grew from 65 to 116 MB over a run). Giving the cache back when the size changes keeps one
-// set; it costs one set of fresh allocations per change (twice an epoch).
-void Trainer::Run::release_cache_on_new_batch_size(int64_t size) {
-  if (last_batch_size != 0 && size != last_batch_size) {
-    MemoryManager::instance().empty_cache(MemoryKind::host);
-    if (!device.is_cpu()) MemoryManager::instance().empty_cache(MemoryKind::device);
-  }
-  last_batch_size = size;
-}
-
 EpochTotals Trainer::Run::train_epoch(int64_t epoch, LossWatch& loss_watch) {
   int64_t index = 0;  // steps this rank ran in the epoch
   EpochTotals totals = strategy->train_epoch(*loader, epoch - 1, [&](const data::Batch& batch) {
-    release_cache_on_new_batch_size(batch.size());
     double value = 0;
     if (strategy->runs_forward_backward()) {  // parallel.pipeline: through the stages
       optimizer->zero_grad();

@@ -79,25 +79,6 @@ TEST(Trainer, ATrainingRunReturnsEveryBlockItTook) {
   EXPECT_GT(after.allocation_count, before.allocation_count + 100);  // it did allocate
 }
 
-// An epoch's last, partial batch does not add a second set of activation and gradient blocks
-// beside the cached full-size ones: at a new batch size the Trainer gives the host cache back, so
-// the memory held (in use + cached) after the partial step is below that after a full step.
-TEST(Trainer, APartialBatchDoesNotKeepASecondSetOfBlocks) {
-  const exadnn::testing::ScratchDir dir("exadnn_train_");
-  fixtures::write_split(dir.path(), "train", 200, 1);  // batch 16: 12 full steps and one of 8
-  fixtures::write_split(dir.path(), "test", 60, 2);
-  train::Trainer trainer(fixtures::tiny_config(dir.path(), 1));
-  std::vector<size_t> held;  // after each step
-  trainer.on_step([&](const train::StepEvent&) {
-    const MemoryStats s = MemoryManager::instance().stats(MemoryKind::host);
-    held.push_back(s.bytes_in_use + s.cached_bytes);
-  });
-  trainer.fit();
-  ASSERT_EQ(held.size(), 13u);
-  EXPECT_LT(held[12], held[11]) << "after the full step " << held[11]
-                                << " bytes, after the partial " << held[12];
-}
-
 // y = 2x - 1 from 256 noisy-free samples: a program's own model, data and score; the config
 // gives only the optimizer, the loss and the loop's settings.
 TEST(Trainer, TrainsAProgramsOwnModelAndDataWithItsOwnScore) {
