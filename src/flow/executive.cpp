@@ -82,16 +82,25 @@ RunResult run_workflow(const ControlFile& file, const dist::Communicator& job,
   } else {
     detail::run_worker(x);
   }
-  // Everyone learns how the run ended (and no rank frees the communicators while others use them).
-  int ok = result.ok ? 1 : 0;
-  detail::mpi_check(MPI_Bcast(&ok, 1, MPI_INT, 0, x.control), "MPI_Bcast of the outcome",
+  // Everyone learns how the run ended (and no rank frees the communicators while others use them):
+  // kFinished, kStopped (a module failed with on_error: stop), or kSchedulerFailed.
+  enum Outcome : int { kSchedulerFailed = -1, kStopped = 0, kFinished = 1 };
+  int outcome = failure ? kSchedulerFailed : result.ok ? kFinished : kStopped;
+  detail::mpi_check(MPI_Bcast(&outcome, 1, MPI_INT, 0, x.control), "MPI_Bcast of the outcome",
                     detail::kExecutive);
-  result.ok = ok != 0;
+  result.ok = outcome == kFinished;
   x.services.reset();
   x.comm_cache.clear();
   detail::mpi_check(MPI_Comm_free(&x.creation), "MPI_Comm_free (creation)", detail::kExecutive);
   detail::mpi_check(MPI_Comm_free(&x.control), "MPI_Comm_free (control)", detail::kExecutive);
   if (failure) std::rethrow_exception(failure);
+  // A failed scheduler is an error on every rank, not only on rank 0: the callers then all end
+  // the job together (dist::abort_job). Were the workers to return and finalise while rank 0
+  // aborts, Open MPI 4.1's mpirun can hang or crash in its own teardown (seen in CI: 2 runs in
+  // 50 under load hung with every process gone).
+  if (outcome == kSchedulerFailed)
+    throw Error(detail::kExecutive,
+                "the scheduler on rank 0 failed (its message says why); this rank stops with it");
   return result;
 }
 

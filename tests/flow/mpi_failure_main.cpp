@@ -6,7 +6,8 @@
 // MPI_Irecv or MPI_Comm_dup) on rank RANK. The rank whose call failed must get an exadnn::Error
 // naming the call and MPI's message; the program then ends the job with it through
 // dist::abort_job, as `exadnn flow run` does. The CTest entries (flow_tests.cmake) pass when the
-// message appears, within a short timeout.
+// message appears, within a short timeout, and no rank returned from the workflow (when rank 0's
+// scheduler fails the workers must fail too).
 #include <mpi.h>
 
 #include <chrono>

@@ -68,7 +68,8 @@ struct RunResult {
 /// file). Throws exadnn::Error (on every rank) if the job does not have the ranks the file needs.
 /// An MPI call of the Executive that fails throws an Error naming it on that rank only: the
 /// others cannot be told, so the caller ends the job with it (dist::abort_job), as `exadnn flow
-/// run` does.
+/// run` does. When the scheduler itself fails (rank 0), every worker is released and throws an
+/// Error too, so that every rank ends the job the same way.
 RunResult run_workflow(const ControlFile& file, const dist::Communicator& job,
                        const RunOptions& options = {});
 
