@@ -173,11 +173,16 @@ int main(int argc, char** argv) {
                [&] { return opt.communication_seconds(); }),
            data.step_s);
   }
-  // Pipeline: the three layers over the ranks, 8 micro-batches.
-  if (p <= 3) {
+  // Pipeline, both schedules, 8 micro-batches: `model` cut at `boundaries` (empty: balanced by
+  // parameter count); prints every stage's measured idle fraction beside the GPipe bubble.
+  const auto pipeline_case = [&](const std::shared_ptr<nn::Sequential>& model,
+                                 std::vector<size_t> boundaries, const char* label,
+                                 const char* remark) {
+    constexpr int64_t m = 8;
     for (auto schedule : {dist::PipelineSchedule::gpipe, dist::PipelineSchedule::one_f_one_b}) {
-      dist::PipelineParallel pipe(*mlp(), comm,
-                                  dist::PipelineOptions().micro_batches(8).schedule(schedule));
+      dist::PipelineParallel pipe(
+          *model, comm,
+          dist::PipelineOptions().micro_batches(m).schedule(schedule).boundaries(boundaries));
       std::unique_ptr<optim::Optimizer> opt;
       if (!pipe.stage().parameters().empty()) opt = adam(pipe.stage().parameters());
       double waited = 0;  // the stage's time not computing: messages and the bubble
@@ -194,15 +199,35 @@ int main(int argc, char** argv) {
       Tensor idle = from_vector<double>({r.idle});
       Tensor all = empty({p}, TensorOptions().dtype(DType::f64));
       comm.allgather(all, idle).wait();
-      const std::string name = std::string("pipeline ") + dist::to_string(schedule) + " m=8";
+      const std::string name =
+          std::string("pipeline ") + label + " " + dist::to_string(schedule) + " m=8";
       report(comm, name.c_str(), r, data.step_s);
       if (rank == 0) {
+        const double bubble = (p - 1.0) / (m + p - 1.0);
         std::printf("    idle fraction per stage:");
         for (int s = 0; s < p; ++s) std::printf(" %.3f", all.data<double>()[s]);
-        std::printf("  (GPipe bubble (p-1)/(m+p-1) = %.3f; stage costs are unequal here)\n",
-                    (p - 1.0) / (8 + p - 1.0));
+        std::printf("  (bubble (p-1)/(m+p-1) = %.3f; measured/bubble:", bubble);
+        for (int s = 0; s < p; ++s) std::printf(" %.2f", all.data<double>()[s] / bubble);
+        std::printf("; %s)\n", remark);
       }
     }
+  };
+  if (p <= 3) {
+    // The MLP's three layers: its two Linears cost the same, but the first stage also waits on
+    // every activation message and the loss sits on the last.
+    pipeline_case(mlp(), {}, "mlp", "stage costs are unequal here");
+    // Equal stages: 4 x (Linear 1024-1024, Tanh) per stage, so the formula's assumption holds.
+    manual_seed(3);
+    auto equal = std::make_shared<nn::Sequential>();
+    std::vector<size_t> boundaries;
+    for (int s = 0; s < p; ++s) {
+      if (s > 0) boundaries.push_back(equal->size());
+      for (int b = 0; b < 4; ++b) {
+        equal->push_back(std::make_shared<nn::Linear>(kIn, kIn));
+        equal->push_back(std::make_shared<nn::Tanh>());
+      }
+    }
+    pipeline_case(equal, boundaries, "equal", "equal stages: the formula applies");
   }
   // Spatial parallel vs data parallel on a CNN: [8, 3, 256, 64] images.
   {
