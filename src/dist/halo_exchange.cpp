@@ -93,7 +93,7 @@ class HaloRowsNode : public autograd::Function {
 
 PendingHalo::PendingHalo(const Tensor& x, Communicator comm, int64_t top, int64_t bottom,
                          double fill)
-    : comm_(std::move(comm)), top_(top), bottom_(bottom) {
+    : comm_(std::move(comm)) {
   EXADNN_CHECK(x.defined() && x.dim() == 4, kWhere, "expects [N, C, h, W], got ",
                x.defined() ? x.shape() : Shape{});
   EXADNN_CHECK(top >= 0 && bottom >= 0, kWhere, "halo sizes must be >= 0, got top ", top,

@@ -57,8 +57,7 @@ class PendingHalo {
 
  private:
   Communicator comm_;
-  int64_t top_, bottom_;
-  Tensor top_rows_, bottom_rows_;
+  Tensor top_rows_, bottom_rows_;  // [N, C, top, W] and [N, C, bottom, W]
   std::vector<Work> works_;
 };
 
