@@ -96,8 +96,8 @@ RunResult run_workflow(const ControlFile& file, const dist::Communicator& job,
   if (failure) std::rethrow_exception(failure);
   // A failed scheduler is an error on every rank, not only on rank 0: the callers then all end
   // the job together (dist::abort_job). Were the workers to return and finalise while rank 0
-  // aborts, Open MPI 4.1's mpirun can hang or crash in its own teardown (seen in CI: 2 runs in
-  // 50 under load hung with every process gone).
+  // aborts, Open MPI 4.1's mpirun can hang or crash in its own teardown (seen once in CI; a
+  // plain-MPI reproduction hung 2 runs in 50 under load, every process gone).
   if (outcome == kSchedulerFailed)
     throw Error(detail::kExecutive,
                 "the scheduler on rank 0 failed (its message says why); this rank stops with it");
