@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <map>
+#include <unordered_map>
 
 #include "exadnn/core/error.h"
 #include "exadnn/core/plugin.h"
@@ -63,15 +65,35 @@ void host_copy(void* dst, const void* src, size_t nbytes) {
 uint64_t cache_key(size_t rounded, int device) {
   return (static_cast<uint64_t>(rounded) << 8) | static_cast<uint64_t>(device & 0xff);
 }
+size_t key_size(uint64_t key) {
+  return static_cast<size_t>(key >> 8);
+}
+int key_device(uint64_t key) {
+  return static_cast<int>(key & 0xff);
+}
+
+// A request above this size may take a cached block of a larger class, up to 1.5 times its own
+// (so at most a third of the block idles), when its own class has none: the last, partial batch
+// of an epoch (96 of 128 for Fashion-MNIST) then reuses the full batches' blocks instead of
+// caching a second set for the rest of the run. Below it the classes are 64 B apart and such a
+// search would walk hundreds of them for little memory.
+constexpr size_t kOversizeFrom = size_t{64} << 10;
+size_t largest_block_for(size_t rounded) {
+  return rounded + rounded / 2;
+}
 
 }  // namespace
 
-// One memory kind: its backend plus a cache of freed blocks keyed by (size class, device).
+// One memory kind: its backend plus a cache of freed blocks keyed by (size class, device),
+// ordered so that the next larger class is found by upper_bound.
 struct MemoryManager::Pool {
   MemoryKind kind;
   std::unique_ptr<MemoryBackend> backend;
   mutable std::mutex mutex;
-  std::unordered_map<uint64_t, std::vector<void*>> free_blocks;
+  std::map<uint64_t, std::vector<void*>> free_blocks;  // no empty vectors
+  // Blocks handed out for a smaller request (see kOversizeFrom): pointer -> the block's own size,
+  // which deallocate() files it under instead of the size its caller passes.
+  std::unordered_map<void*, size_t> oversized;
   MemoryStats stats;
   size_t cache_limit = ~size_t{0};
   size_t capacity = 0;  // of device 0, read once from the backend (a system call on the host)
@@ -79,8 +101,8 @@ struct MemoryManager::Pool {
   // Frees cached blocks until cached_bytes <= target. Caller holds the mutex.
   void trim_to(size_t target) {
     for (auto it = free_blocks.begin(); it != free_blocks.end() && stats.cached_bytes > target;) {
-      const size_t rounded = static_cast<size_t>(it->first >> 8);
-      const int device = static_cast<int>(it->first & 0xff);
+      const size_t rounded = key_size(it->first);
+      const int device = key_device(it->first);
       auto& blocks = it->second;
       while (!blocks.empty() && stats.cached_bytes > target) {
         backend->deallocate(blocks.back(), rounded, device);
@@ -89,6 +111,29 @@ struct MemoryManager::Pool {
       }
       it = blocks.empty() ? free_blocks.erase(it) : std::next(it);
     }
+  }
+
+  // A cached block for a request of size class `rounded` on `device`: its own class first, else
+  // the smallest larger one up to largest_block_for (above kOversizeFrom only). Sets `block_size`
+  // to the block's class; nullptr when none fits. Caller holds the mutex.
+  void* take_cached(size_t rounded, int device, size_t& block_size) {
+    auto it = free_blocks.find(cache_key(rounded, device));
+    if (it == free_blocks.end() && rounded > kOversizeFrom) {
+      for (it = free_blocks.upper_bound(cache_key(rounded, device));
+           it != free_blocks.end() && key_size(it->first) <= largest_block_for(rounded); ++it)
+        if (key_device(it->first) == device) break;
+      if (it != free_blocks.end() && key_size(it->first) > largest_block_for(rounded))
+        it = free_blocks.end();
+    }
+    if (it == free_blocks.end()) return nullptr;
+    block_size = key_size(it->first);
+    void* ptr = it->second.back();
+    it->second.pop_back();
+    if (it->second.empty()) free_blocks.erase(it);
+    if (block_size != rounded) oversized.emplace(ptr, block_size);
+    stats.cached_bytes -= block_size;
+    ++stats.cache_hits;
+    return ptr;
   }
 };
 
@@ -145,15 +190,10 @@ void* MemoryManager::allocate(MemoryKind kind, size_t nbytes, int device) {
                memory_kind_name(kind), " memory: ", missing);
   Pool& p = pool(kind);
   std::lock_guard<std::mutex> lock(p.mutex);
-  const size_t rounded = round_size(nbytes);
-  void* ptr = nullptr;
-  auto it = p.free_blocks.find(cache_key(rounded, device));
-  if (it != p.free_blocks.end() && !it->second.empty()) {
-    ptr = it->second.back();
-    it->second.pop_back();
-    p.stats.cached_bytes -= rounded;
-    ++p.stats.cache_hits;
-  } else {
+  const size_t requested = round_size(nbytes);
+  size_t rounded = requested;  // the size class of the block handed out
+  void* ptr = p.take_cached(requested, device, rounded);
+  if (ptr == nullptr) {
     const size_t capacity = device == 0 ? p.capacity : p.backend->capacity(device);
     EXADNN_CHECK(rounded <= capacity, "MemoryManager", "cannot allocate ", format_bytes(nbytes),
                  " of ", memory_kind_name(kind), " memory: that is more than the ",
@@ -179,7 +219,14 @@ void MemoryManager::deallocate(MemoryKind kind, void* ptr, size_t nbytes, int de
   if (ptr == nullptr) return;
   Pool& p = pool(kind);
   std::lock_guard<std::mutex> lock(p.mutex);
-  const size_t rounded = round_size(nbytes);
+  size_t rounded = round_size(nbytes);
+  if (!p.oversized.empty()) {
+    auto it = p.oversized.find(ptr);
+    if (it != p.oversized.end()) {
+      rounded = it->second;
+      p.oversized.erase(it);
+    }
+  }
   p.stats.bytes_in_use -= rounded;
   --p.stats.live_blocks;
   if (rounded > p.cache_limit) {

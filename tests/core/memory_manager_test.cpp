@@ -91,6 +91,56 @@ TEST(MemoryManager, CacheReusesFreedBlocks) {
   EXPECT_EQ(host_stats().system_allocations, after.system_allocations + 1);
 }
 
+// An epoch's last, partial batch: a large request whose class has no cached block takes the
+// smallest cached block up to 1.5 times its size, and gives it back under the block's own class.
+TEST(MemoryManager, LargeRequestReusesALargerCachedBlock) {
+  mm().empty_cache(MemoryKind::host);
+  const size_t full = MemoryManager::round_size(128 * 9000 * 4);    // a batch of 128
+  const size_t partial = MemoryManager::round_size(96 * 9000 * 4);  // the last batch, 96
+  const size_t too_big = MemoryManager::round_size(80 * 9000 * 4);  // under 2/3 of `full`
+  ASSERT_LT(partial, full);
+  void* full_ptr = nullptr;
+  { full_ptr = empty({128, 9000}).data_ptr(); }
+  const MemoryStats before = host_stats();
+  {
+    Tensor last = empty({96, 9000});
+    EXPECT_EQ(last.data_ptr(), full_ptr);
+    EXPECT_EQ(host_stats().system_allocations, before.system_allocations);
+    EXPECT_EQ(host_stats().cache_hits, before.cache_hits + 1);
+    EXPECT_EQ(host_stats().bytes_in_use, before.bytes_in_use + full);  // the block's own size
+    EXPECT_EQ(host_stats().cached_bytes, 0u);
+  }
+  // Freed under its own class: a full batch finds it again, nothing leaks into `partial`'s.
+  EXPECT_EQ(host_stats().cached_bytes, full);
+  EXPECT_EQ(host_stats().bytes_in_use, before.bytes_in_use);
+  {
+    Tensor next = empty({128, 9000});
+    EXPECT_EQ(next.data_ptr(), full_ptr);
+    EXPECT_EQ(host_stats().system_allocations, before.system_allocations);
+  }
+  // A request under 2/3 of the block's size does not take it.
+  {
+    Tensor small = empty({80, 9000});
+    EXPECT_NE(small.data_ptr(), full_ptr);
+    EXPECT_EQ(host_stats().system_allocations, before.system_allocations + 1);
+    EXPECT_EQ(host_stats().bytes_in_use, before.bytes_in_use + too_big);
+  }
+  // With blocks of both classes cached, a request takes its own class's.
+  void* partial_ptr = nullptr;
+  {
+    Tensor hold_full = empty({128, 9000});  // takes the cached full block
+    partial_ptr = mm().allocate(MemoryKind::host, partial);
+    mm().deallocate(MemoryKind::host, partial_ptr, partial);
+  }
+  {
+    Tensor own = empty({96, 9000});
+    EXPECT_EQ(own.data_ptr(), partial_ptr);
+    EXPECT_EQ(host_stats().bytes_in_use, before.bytes_in_use + partial);
+  }
+  mm().empty_cache(MemoryKind::host);
+  EXPECT_EQ(host_stats().bytes_in_use, before.bytes_in_use);
+}
+
 TEST(MemoryManager, RawAllocateAndDeallocate) {
   mm().empty_cache(MemoryKind::host);
   const MemoryStats base = host_stats();

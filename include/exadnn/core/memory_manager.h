@@ -4,6 +4,8 @@
 // MemoryBackend that does the raw work (the CPU one is built in; a CUDA build registers the other
 // three) and a caching allocator in front of it: freed blocks are kept per size class and reused,
 // so a training loop that allocates the same shapes every step stops calling the system allocator.
+// A request above 64 KiB whose class has no cached block takes the smallest cached one up to 1.5
+// times its size, so an epoch's last, partial batch reuses the full batches' blocks.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +25,7 @@ const char* memory_kind_name(MemoryKind k) noexcept;
 
 /// Allocation statistics of one memory kind.
 struct MemoryStats {
-  size_t bytes_in_use = 0;        ///< bytes handed out and not yet freed (size-class rounded)
+  size_t bytes_in_use = 0;        ///< bytes of the blocks handed out and not yet freed
   size_t peak_bytes = 0;          ///< highest bytes_in_use since start or reset_peak
   size_t allocation_count = 0;    ///< number of allocate() calls served
   size_t live_blocks = 0;         ///< blocks handed out and not yet freed
