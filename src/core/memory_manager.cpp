@@ -96,6 +96,10 @@ struct MemoryManager::Pool {
   std::unordered_map<void*, size_t> oversized;
   MemoryStats stats;
   size_t cache_limit = ~size_t{0};
+  size_t memory_limit = ~size_t{0};  // on bytes_in_use (set_memory_limit)
+
+  // Bytes that may still be handed out under memory_limit.
+  size_t room() const { return memory_limit - std::min(memory_limit, stats.bytes_in_use); }
   size_t capacity = 0;  // of device 0, read once from the backend (a system call on the host)
 
   // Frees cached blocks until cached_bytes <= target. Caller holds the mutex.
@@ -114,16 +118,17 @@ struct MemoryManager::Pool {
   }
 
   // A cached block for a request of size class `rounded` on `device`: its own class first, else
-  // the smallest larger one up to largest_block_for (above kOversizeFrom only). Sets `block_size`
-  // to the block's class; nullptr when none fits. Caller holds the mutex.
+  // the smallest larger one up to largest_block_for (above kOversizeFrom only) that keeps the
+  // bytes in use within memory_limit. Sets `block_size` to the block's class; nullptr when none
+  // fits. Caller holds the mutex.
   void* take_cached(size_t rounded, int device, size_t& block_size) {
     auto it = free_blocks.find(cache_key(rounded, device));
     if (it == free_blocks.end() && rounded > kOversizeFrom) {
+      const size_t largest = std::min(largest_block_for(rounded), room());
       for (it = free_blocks.upper_bound(cache_key(rounded, device));
-           it != free_blocks.end() && key_size(it->first) <= largest_block_for(rounded); ++it)
+           it != free_blocks.end() && key_size(it->first) <= largest; ++it)
         if (key_device(it->first) == device) break;
-      if (it != free_blocks.end() && key_size(it->first) > largest_block_for(rounded))
-        it = free_blocks.end();
+      if (it != free_blocks.end() && key_size(it->first) > largest) it = free_blocks.end();
     }
     if (it == free_blocks.end()) return nullptr;
     block_size = key_size(it->first);
@@ -191,6 +196,10 @@ void* MemoryManager::allocate(MemoryKind kind, size_t nbytes, int device) {
   Pool& p = pool(kind);
   std::lock_guard<std::mutex> lock(p.mutex);
   const size_t requested = round_size(nbytes);
+  EXADNN_CHECK(requested <= p.room(), "MemoryManager", "cannot allocate ", format_bytes(nbytes),
+               " of ", memory_kind_name(kind), " memory: ", format_bytes(p.stats.bytes_in_use),
+               " are in use and the limit set by set_memory_limit is ",
+               format_bytes(p.memory_limit));
   size_t rounded = requested;  // the size class of the block handed out
   void* ptr = p.take_cached(requested, device, rounded);
   if (ptr == nullptr) {
@@ -285,6 +294,12 @@ void MemoryManager::set_cache_limit(MemoryKind kind, size_t bytes) {
   std::lock_guard<std::mutex> lock(p.mutex);
   p.cache_limit = bytes;
   if (p.backend) p.trim_to(bytes);
+}
+
+void MemoryManager::set_memory_limit(MemoryKind kind, size_t bytes) {
+  Pool& p = pool(kind);
+  std::lock_guard<std::mutex> lock(p.mutex);
+  p.memory_limit = bytes;
 }
 
 bool MemoryManager::available(MemoryKind kind) const {

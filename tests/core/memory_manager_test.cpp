@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "testing.h"
@@ -335,6 +336,39 @@ TEST(MemoryManager, SetCacheLimit) {
   { Tensor c = empty({1000}), e = empty({10000}); }
   EXPECT_EQ(host_stats().cached_bytes, small);
   mm().set_cache_limit(MemoryKind::host, physical_memory() / 4);  // the default
+  mm().empty_cache(MemoryKind::host);
+}
+
+TEST(MemoryManager, MemoryLimitRefusesWhatWouldPassItAndCountsOnlyBlocksInUse) {
+  mm().empty_cache(MemoryKind::host);
+  const size_t in_use = host_stats().bytes_in_use;
+  const size_t block = MemoryManager::round_size(size_t{1} << 20);  // 1 MiB of f32
+  mm().set_memory_limit(MemoryKind::host, in_use + 2 * block);
+  {
+    Tensor a = empty({1 << 18}), b = empty({1 << 18});  // exactly at the limit
+    try {
+      Tensor c = empty({1 << 18});
+      ADD_FAILURE() << "a third MiB passed the limit";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("limit set by set_memory_limit is"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("1.00 MiB"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(host_stats().bytes_in_use, in_use + 2 * block);  // nothing leaked by the refusal
+  }
+  // Freed blocks wait in the cache without counting: the same two fit again, from the cache.
+  const MemoryStats before = host_stats();
+  { Tensor a = empty({1 << 18}), b = empty({1 << 18}); }
+  EXPECT_EQ(host_stats().cache_hits, before.cache_hits + 2);
+  // A larger cached block is not taken when it would pass the limit: a 0.9 MiB request finds the
+  // 1 MiB blocks only while the limit leaves room for one.
+  mm().set_memory_limit(MemoryKind::host, in_use + block - 4096);
+  {
+    Tensor d = empty({235000});  // 940 000 bytes: under the limit, its own class not cached
+    EXPECT_EQ(host_stats().bytes_in_use, in_use + MemoryManager::round_size(940000));
+  }
+  mm().set_memory_limit(MemoryKind::host, ~size_t{0});
+  { Tensor big = empty({1 << 20}); }  // the limit is gone
   mm().empty_cache(MemoryKind::host);
 }
 

@@ -1,12 +1,13 @@
 // Spatial parallelism (dist/spatial_parallel.h): the halo exchange against hand-computed rows and
 // gradients, and a small CNN (convolution, batch norm, max pooling, strided convolution, global
 // pooling) on an image split by height over 1-4 ranks against the same CNN on the whole image:
-// losses and weights after 10 SGD steps, and the activation memory per rank. Runs on 1, 2, 3, 4
-// ranks.
+// losses and weights after 10 SGD steps, the activation memory per rank, and training under a
+// per-rank memory cap that the whole image does not fit. Runs on 1, 2, 3, 4 ranks.
 #include "exadnn/dist/spatial_parallel.h"
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "dist_testing.h"
 #include "exadnn/core/memory_manager.h"
@@ -155,6 +156,45 @@ TEST(SpatialParallel, PartsThatDoNotFitAreErrors) {
   if (comm.size() > 1)                                // every height splits over one rank
     EXPECT_THROW(spatial_rows(zeros({1, 1, 4 * comm.size() + 1, 2}), comm), Error);
   comm.barrier().wait();
+}
+
+// Issue 19's cap check: a per-rank memory limit (MemoryManager::set_memory_limit) below what one
+// training step on the whole image needs; the step on the whole image is refused by it, the same
+// image split over the ranks trains under it, and matches the whole image trained without a cap.
+TEST(SpatialParallel, TrainsUnderAPerRankCapThatTheWholeImageExceeds) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "one rank holds the whole image";
+  auto& mm = MemoryManager::instance();
+  const Image image(768);
+  const Tensor rows = spatial_rows(image.x, comm);
+  auto whole = cnn(nullptr);
+  auto split = cnn(&comm);
+  // The cap: 85 % of a whole-image step's activations (measured without a cap) above what is in
+  // use now. A split step needs ~0.65 of them on 2 ranks (the test above prints the ratio).
+  const size_t whole_peak = step_peak_bytes(*whole, image.x, image.y);
+  const size_t cap = mm.stats(MemoryKind::host).bytes_in_use + whole_peak * 85 / 100;
+  mm.set_memory_limit(MemoryKind::host, cap);
+  mm.reset_peak(MemoryKind::host);
+  bool refused = false;
+  try {
+    nn::cross_entropy((*whole)(image.x), image.y).backward();
+  } catch (const Error& e) {
+    refused = std::string(e.what()).find("set_memory_limit") != std::string::npos;
+  }
+  std::vector<double> losses;
+  try {
+    losses = train(*split, rows, image.y, 3);
+  } catch (const Error& e) {
+    ADD_FAILURE() << "the split image did not train under the cap: " << e.what();
+  }
+  const size_t split_peak = mm.stats(MemoryKind::host).peak_bytes;
+  mm.set_memory_limit(MemoryKind::host, ~size_t{0});
+  EXPECT_TRUE(refused) << "the whole image's step fitted under " << cap << " bytes";
+  EXPECT_LE(split_peak, cap);
+  auto reference_model = cnn(nullptr);
+  const auto reference = train(*reference_model, image.x, image.y, 3);
+  ASSERT_EQ(losses.size(), reference.size());
+  for (size_t s = 0; s < losses.size(); ++s) EXPECT_NEAR(losses[s], reference[s], 1e-5);
 }
 
 }  // namespace

@@ -72,6 +72,11 @@ class MemoryManager {
   void empty_cache(MemoryKind kind);
   /// Caps the bytes kept in the cache of `kind`; blocks beyond it are freed at once.
   void set_cache_limit(MemoryKind kind, size_t bytes);
+  /// Caps the bytes of `kind` in use (cached blocks do not count): an allocation that would pass
+  /// the cap throws exadnn::Error naming the request, the bytes in use and the cap, as a machine
+  /// with that much memory would run out. For tests and for sharing a node; SIZE_MAX (the
+  /// default) removes the cap. Blocks already in use stay valid when the cap is set below them.
+  void set_memory_limit(MemoryKind kind, size_t bytes);
   /// True when a backend for `kind` is registered (host always; the rest with CUDA).
   bool available(MemoryKind kind) const;
 
