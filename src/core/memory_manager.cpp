@@ -133,9 +133,9 @@ struct MemoryManager::Pool {
     if (it == free_blocks.end()) return nullptr;
     block_size = key_size(it->first);
     void* ptr = it->second.back();
+    if (block_size != rounded) oversized.emplace(ptr, block_size);  // may throw: nothing moved yet
     it->second.pop_back();
     if (it->second.empty()) free_blocks.erase(it);
-    if (block_size != rounded) oversized.emplace(ptr, block_size);
     stats.cached_bytes -= block_size;
     ++stats.cache_hits;
     return ptr;
