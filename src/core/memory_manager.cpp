@@ -97,10 +97,10 @@ struct MemoryManager::Pool {
   MemoryStats stats;
   size_t cache_limit = ~size_t{0};
   size_t memory_limit = ~size_t{0};  // on bytes_in_use (set_memory_limit)
+  size_t capacity = 0;  // of device 0, read once from the backend (a system call on the host)
 
   // Bytes that may still be handed out under memory_limit.
   size_t room() const { return memory_limit - std::min(memory_limit, stats.bytes_in_use); }
-  size_t capacity = 0;  // of device 0, read once from the backend (a system call on the host)
 
   // Frees cached blocks until cached_bytes <= target. Caller holds the mutex.
   void trim_to(size_t target) {
