@@ -18,8 +18,9 @@ PACKAGES=(
   zlib1g-dev libhdf5-dev libyaml-cpp-dev nlohmann-json3-dev libpng-dev libcli11-dev
   # data
   dataset-fashion-mnist
-  # applications: LAMMPS as a library and its potential files (apps/alloy's lammps_eam oracle)
-  liblammps-dev lammps-data
+  # applications: LAMMPS as a library and its potential files (apps/alloy's lammps_eam oracle);
+  # lammps ships /usr/bin/lmp, which liblammps-dev's CMake package names (find_package fails without it)
+  liblammps-dev lammps-data lammps
   # applications: GPAW (DFT, run as an external program by apps/alloy's gpaw oracle)
   gpaw gpaw-data python3-ase
   # applications: FFTW, ZFP, NetCDF and PLplot (apps/climate: DCT and ZFP compression, CF output, maps)
