@@ -76,23 +76,26 @@ void check_tensor_split(const YAML::Node& at, const TrainConfig& c, const Report
                            "(activations: relu, leaky_relu, gelu, sigmoid, tanh)"));
 }
 
-// Spatial parallel splits images along their height up to the model's flatten (the layers of
-// spatial_strategy.cpp): each conv/pool there must keep the height at height / stride (so the
-// bands' outputs are the whole image's), and every layer must be one the split reproduces.
+// Spatial parallel splits images along their height up to the model's flatten or global_avgpool
+// (the layers of spatial_strategy.cpp): each conv/pool there must keep the height at height /
+// stride (so the bands' outputs are the whole image's), and every layer must be one the split
+// reproduces.
 void check_spatial_split(const YAML::Node& at, const TrainConfig& c, const ReportProblem& report) {
   const int s = c.parallel.spatial;
-  bool banded = true;  // before the flatten
+  bool banded = true;  // before the flatten or global_avgpool
   int windows = 0;     // conv2d and pooling layers before it
   for (const LayerSpec& l : c.model) {
     const std::string layer = detail::cat("the ", l.kind, " layer at line ", l.line);
     const bool windowed = l.kind == "conv2d" || l.kind == "maxpool2d" || l.kind == "avgpool2d";
+    const bool head = l.kind == "flatten" || l.kind == "global_avgpool";  // ends the bands
     const bool splits = kActivations.count(l.kind) || l.kind == "batchnorm" ||
-                        l.kind == "flatten" || (banded ? windowed : l.kind == "linear");
-    if (l.kind == "flatten") banded = false;
+                        (banded ? windowed || head : l.kind == "linear" || l.kind == "flatten");
+    if (head) banded = false;
     if (!splits) {
       report(at, detail::cat("'parallel.spatial: ", s, "' cannot split ", layer,
                              " (it splits conv2d, maxpool2d, avgpool2d, batchnorm and activations "
-                             "before a flatten, and linear, batchnorm and activations after it)"));
+                             "before a flatten or global_avgpool, and linear, batchnorm and "
+                             "activations after it)"));
       continue;
     }
     if (!windowed) continue;
@@ -112,8 +115,9 @@ void check_spatial_split(const YAML::Node& at, const TrainConfig& c, const Repor
   }
   if (banded || windows == 0)
     report(at, detail::cat("'parallel.spatial: ", s,
-                           "' splits images for the conv2d and pooling layers before a 'flatten'; ",
-                           banded ? "the model has no flatten" : "the model has none before it"));
+                           "' splits images for the conv2d and pooling layers before a 'flatten' "
+                           "or 'global_avgpool'; ",
+                           banded ? "the model has neither" : "the model has none before it"));
 }
 
 }  // namespace

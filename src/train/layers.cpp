@@ -9,6 +9,7 @@
 #include "exadnn/nn/conv.h"
 #include "exadnn/nn/linear.h"
 #include "exadnn/nn/pooling.h"
+#include "exadnn/ops/reduction.h"
 #include "exadnn/train/resnet.h"
 
 namespace exadnn::train {
@@ -35,6 +36,17 @@ std::shared_ptr<nn::Module> make(Args&&... args) {
 LayerKind plain(std::function<std::shared_ptr<nn::Module>()> f) {
   return {{}, {}, [f](const LayerSettings&, const Shape&) { return f(); }, nullptr};
 }
+
+// [N, C, H, W] → [N, C]: the mean of each channel over the image (the classifier head of a
+// convolutional network whose feature maps keep a size that depends on the input).
+class GlobalAvgPool : public nn::Module {
+ public:
+  Tensor forward(const Tensor& x) override {
+    EXADNN_CHECK(x.dim() == 4, name(), "expects [N, C, H, W], got ", x.shape());
+    return mean(x, {2, 3});
+  }
+  std::string name() const override { return "GlobalAvgPool"; }
+};
 
 LayerKind pooling(bool max) {
   return {{{"kernel", LayerSetting::count(1, kMaxWindow)},
@@ -81,6 +93,13 @@ Registry<LayerKind>* make_builtin() {
           }});
   r->add("maxpool2d", pooling(true));
   r->add("avgpool2d", pooling(false));
+  r->add("global_avgpool", {{},
+                            {},
+                            [](const LayerSettings&, const Shape& in) {
+                              need_rank(in, 3, kImages);
+                              return make<GlobalAvgPool>();
+                            },
+                            nullptr});
   r->add("batchnorm", {{},
                        {},
                        [](const LayerSettings&, const Shape& in) {

@@ -8,7 +8,10 @@
 #    norm over the whole image) = one process; 4-way spatial (bands of 4 rows, then 2) on 4 ranks
 #    = one process; 2-way spatial × 2 data-parallel on 4 ranks = allreduce on 2 ranks;
 #  the 2-way spatial checkpoint (one-process layout) resumed on one process and on 2 spatial ranks
-#    = one process's own checkpoint resumed.
+#    = one process's own checkpoint resumed;
+#  the same CNN with a global_avgpool head instead of avgpool 2 → flatten (each band's channel sums
+#    allreduced over the ranks; the feature map is never gathered) on 2 and 4 ranks = one process.
+#    (Global pooling cannot see the quadrant, so this model learns little: the check is equality.)
 #   usage: cli_parallel_spatial.sh EXADNN_BINARY "MPIEXEC COMMAND"
 source "$(dirname "$0")/cli_common.sh"
 
@@ -78,4 +81,13 @@ same "$work/one-resumed.json" "$work/spatial-resumed.json" "one process resumed 
 run 2 "$work/spatial-resumed-2.json" $ar parallel.spatial=2 epochs=4 -- \
   --checkpoint-dir "$work/spatial-ckpt-2" --resume
 same "$work/one-resumed.json" "$work/spatial-resumed-2.json" "resumed: one process / 2 spatial ranks" last
+config="$work/cnn-global.yaml"
+grep -v 'avgpool2d' "$work/cnn.yaml" | sed 's/- flatten$/- global_avgpool/' > "$config"
+grep -q global_avgpool "$config"
+one "$work/global-one.json"
+for s in 2 4; do
+  run $s "$work/global-spatial$s.json" $ar parallel.spatial=$s
+  grep '^distributed:' "$work/global-spatial$s.json.log"
+  same "$work/global-one.json" "$work/global-spatial$s.json" "global_avgpool head: one process / $s-way spatial"
+done
 echo PASS

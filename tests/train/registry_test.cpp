@@ -26,9 +26,31 @@ TEST(Registry, BuiltInLayersBuildForTheShapeTheyReceive) {
   EXPECT_EQ(linear.make(s, {7})->forward(zeros({2, 7})).shape(), (Shape{2, 5}));
   EXPECT_EXADNN_ERROR(linear.make(s, {1, 8, 8}), "receives examples of shape [1, 8, 8]",
                       "add 'flatten' before it");
-  for (const char* name : {"conv2d", "maxpool2d", "avgpool2d", "batchnorm", "dropout", "leaky_relu",
-                           "relu", "gelu", "sigmoid", "tanh", "flatten"})
+  for (const char* name : {"conv2d", "maxpool2d", "avgpool2d", "global_avgpool", "batchnorm",
+                           "dropout", "leaky_relu", "relu", "gelu", "sigmoid", "tanh", "flatten"})
     EXPECT_TRUE(train::layers().contains(name)) << name;
+}
+
+// global_avgpool: [N, C, H, W] → [N, C], each channel's mean; its gradient spreads 1 / (H·W).
+TEST(Registry, GlobalAvgPoolMeansEachChannelOverTheImage) {
+  const train::LayerKind& pool = train::layers().at("global_avgpool");
+  const train::LayerSettings none;
+  std::vector<float> values(2 * 2 * 3 * 4);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i * i % 7);
+  Tensor x = from_vector<float>(values).reshape({2, 2, 3, 4}).requires_grad_(true);
+  const Tensor y = pool.make(none, {2, 3, 4})->forward(x);
+  ASSERT_EQ(y.shape(), (Shape{2, 2}));
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 2; ++c) {
+      double total = 0;
+      for (int64_t k = 0; k < 12; ++k) total += values[(n * 2 + c) * 12 + k];
+      EXPECT_NEAR(y[n][c].item_double(), total / 12, 1e-6) << n << ", " << c;
+    }
+  sum(y).backward();
+  const Tensor grad = x.grad().contiguous();
+  for (int64_t i = 0; i < x.numel(); ++i) EXPECT_NEAR(grad.data<float>()[i], 1.0 / 12, 1e-7) << i;
+  EXPECT_EXADNN_ERROR(pool.make(none, {7}), "receives examples of shape [7]",
+                      "[channels, height, width] images");
 }
 
 TEST(Registry, BuiltInLossesOneHotClassIndicesForValueLosses) {

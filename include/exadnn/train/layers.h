@@ -62,9 +62,9 @@ struct LayerSpec {
   LayerSettings settings;
 };
 
-/// linear, conv2d, maxpool2d, avgpool2d, batchnorm, dropout, relu, leaky_relu, gelu, sigmoid,
-/// tanh, flatten, resnet, basic_block, bottleneck (resnet.h), and every kind added with
-/// layers().add(name, kind).
+/// linear, conv2d, maxpool2d, avgpool2d, global_avgpool, batchnorm, dropout, relu, leaky_relu,
+/// gelu, sigmoid, tanh, flatten, resnet, basic_block, bottleneck (resnet.h), and every kind added
+/// with layers().add(name, kind).
 Registry<LayerKind>& layers();
 
 }  // namespace exadnn::train

@@ -1,14 +1,16 @@
 // parallel: {spatial: S} (mpi_strategies.h): every image of a batch split along its height over the
 // S ranks of a spatial group (the tensor axis of a data × 1 × S ProcessGrid), each rank holding a
-// band of H/S rows of every feature map until the model's flatten; the D = ranks / S replicas each
-// read their shard of every epoch and average gradients.
+// band of H/S rows of every feature map until the model's flatten or global_avgpool; the
+// D = ranks / S replicas each read their shard of every epoch and average gradients.
 //
 // The config's layer list maps one to one (same index, same parameter names) onto:
 //   conv2d → dist::SpatialConv2d, maxpool2d → dist::SpatialMaxPool2d (halos exchanged),
 //   batchnorm on images → dist::SpatialBatchNorm2d (statistics over the whole image),
 //   avgpool2d (kernel ≤ stride, no padding: needs no halo) and the activations → unchanged on the
 //   band, flatten → the bands gathered back into the whole [N, C, H, W] (dist::gather_from_group:
-//   backward keeps the band's rows) and flattened; every layer after it runs replicated.
+//   backward keeps the band's rows) and flattened, or global_avgpool → dist::SpatialGlobalAvgPool
+//   (each band's sums allreduced over the group: [N, C] on every rank, the whole feature map never
+//   gathered); every layer after either runs replicated.
 // config_parallel.cpp refuses other layers and sizes the split cannot reproduce; for_each_batch
 // checks the image height against the bands before the first step. Replicated weights used by every
 // band receive the sum of the bands' gradients (the layers' copy_to_group), so each rank's
@@ -88,6 +90,9 @@ class SpatialStrategy : public ModelSplitStrategy {
       } else if (banded && l.kind == "flatten") {
         mine = std::make_shared<SpatialFlatten>(group);
         banded = false;
+      } else if (banded && l.kind == "global_avgpool") {
+        mine = std::make_shared<dist::SpatialGlobalAvgPool>(group);
+        banded = false;
       }
       split_->push_back(mine);
     }
@@ -119,8 +124,8 @@ class SpatialStrategy : public ModelSplitStrategy {
   std::string describe() const override {
     return detail::cat(world_.size(), " ranks: ", grid_.shape().tensor,
                        "-way spatial parallel (images split along their height into ",
-                       grid_.shape().tensor, " bands up to the flatten) × ", grid_.shape().data,
-                       " data-parallel");
+                       grid_.shape().tensor, " bands up to the ", head_kind(), ") × ",
+                       grid_.shape().data, " data-parallel");
   }
 
  private:
@@ -135,7 +140,7 @@ class SpatialStrategy : public ModelSplitStrategy {
     EXADNN_CHECK(height % parts == 0, "train", "'parallel.spatial: ", parts, "' splits the ",
                  height, "-row images into bands, and ", parts, " does not divide ", height);
     for (const LayerSpec& l : layers_) {
-      if (l.kind == "flatten") return;
+      if (l.kind == "flatten" || l.kind == "global_avgpool") return;
       if (l.kind != "conv2d" && l.kind != "maxpool2d" && l.kind != "avgpool2d") continue;
       const Window w = window_of(l);
       const int64_t top = w.padding, bottom = std::max<int64_t>(0, w.kernel - w.stride - w.padding);
@@ -149,6 +154,14 @@ class SpatialStrategy : public ModelSplitStrategy {
                    height / parts, " (too small for ", parts, " bands)");
       height /= w.stride;
     }
+  }
+
+  // The layer that ends the bands: "flatten" or "global_avgpool" (config_parallel.cpp checked
+  // that there is one).
+  std::string head_kind() const {
+    for (const LayerSpec& l : layers_)
+      if (l.kind == "flatten" || l.kind == "global_avgpool") return l.kind;
+    return "flatten";
   }
 
   std::vector<LayerSpec> layers_;  // the config's model list
