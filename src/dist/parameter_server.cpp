@@ -18,6 +18,7 @@ namespace {
 constexpr const char* kWhere = "dist::ParameterServer";
 constexpr int kPush = 11, kPull = 12, kParams = 13, kDone = 14;
 constexpr int kGather = 15, kState = 16, kLoad = 17;  // optimizer state: request, reply, load
+constexpr int kSync = 18;  // asynchronous mode: a worker waits for the parameters of all pushes
 
 // The keys of an optimizer's state_dict() grouped by what they belong to: [0] the optimizer-wide
 // entries ("step", "lr"), [i + 1] those of parameter i ("i.step", "i.<buffer>", ...), in order.
@@ -217,6 +218,24 @@ void ParameterServer::step() {
   if (steps_ % options_.pull_every() == 0) pull();
 }
 
+void ParameterServer::synchronize() {
+  EXADNN_CHECK(!is_server_, kWhere, "synchronize() is for workers; servers serve()");
+  EXADNN_CHECK(!finished_, kWhere, "synchronize() after finish()");
+  if (!options_.is_asynchronous()) return;
+  if (accumulated_ > 0) push();
+  // The servers answer once every worker has asked; each worker's pushes precede its request
+  // (one sender, one communicator: MPI keeps their order), so all of them are applied.
+  Tensor request = zeros({1}, TensorOptions().dtype(DType::i64));
+  std::vector<Work> works;
+  for (auto& shard : shards_) {
+    works.push_back(comm_.send(request, shard->server, kSync));
+    works.push_back(comm_.recv(shard->flat, shard->server, kParams));
+  }
+  for (Work& w : works) w.wait();
+  NoGradGuard no_grad;
+  for (auto& shard : shards_) shard->unpack(params_, shard->flat, false);
+}
+
 void ParameterServer::finish() {
   if (is_server_ || finished_) return;
   finished_ = true;
@@ -340,8 +359,9 @@ void ParameterServer::serve() {
   };
 
   if (options_.is_asynchronous()) {
-    // A worker that asked for the state waits for the answer: it sends nothing more until then.
-    for (int active = num_workers_, asking = 0; active > 0;) {
+    // A worker that asked for the state or to synchronize waits for the answer: it sends nothing
+    // more until then.
+    for (int active = num_workers_, asking = 0, syncing = 0; active > 0;) {
       const MPI_Status status = probe(state, MPI_ANY_SOURCE, "any worker");
       if (status.MPI_TAG == kPush) {
         receive(status, scratch);
@@ -355,6 +375,10 @@ void ParameterServer::serve() {
         if (status.MPI_TAG == kGather && ++asking == num_workers_) {
           answer_gather();
           asking = 0;
+        }
+        if (status.MPI_TAG == kSync && ++syncing == num_workers_) {
+          for (int w = 0; w < num_workers_; ++w) send_params(w);
+          syncing = 0;
         }
       }
     }

@@ -1,5 +1,6 @@
 // ParameterServer: synchronous mode equals averaged allreduce (= one process on the union of the
-// workers' shards); asynchronous (Downpour) mode trains; the servers' optimizer state gathers
+// workers' shards); asynchronous (Downpour) mode trains, and synchronize() hands every worker all
+// workers' updates; the servers' optimizer state gathers
 // into one optimizer's layout and loads back (a resumed run continues as an uninterrupted one);
 // bad configurations are refused.
 #include "exadnn/dist/parameter_server.h"
@@ -110,6 +111,41 @@ std::vector<Tensor> snapshot(nn::Module& model) {
 std::vector<int> server_counts(const Communicator& comm) {
   if (comm.size() < 3) return {1};
   return {1, comm.size() - 1};
+}
+
+// Downpour's synchronize(): workers that never pull (pull_every beyond the run) hold their
+// starting weights until they synchronize; then every worker holds the servers' parameters after
+// all workers' pushes — here init − lr · K · (gradient of the whole batch at init), since every
+// push is a shard's gradient at init divided by W — and finish() changes nothing more.
+TEST(ParameterServer, AsynchronousSynchronizeGivesEveryWorkerEveryWorkersUpdates) {
+  Communicator comm = Communicator::world();
+  if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto model = mlp();
+  auto plain_sgd = [](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
+    return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions(0.1));
+  };
+  ParameterServer ps(*model, comm, plain_sgd,
+                     ParameterServerOptions().servers(1).asynchronous().pull_every(1000));
+  if (ps.is_server()) {
+    ps.serve();
+    return;
+  }
+  constexpr int kSteps = 4;
+  const std::vector<Tensor> start = snapshot(*model);
+  train_workers(ps, *model, kSteps);
+  const std::vector<Tensor> before = snapshot(*model);
+  ps.synchronize();
+  const std::vector<Tensor> synced = snapshot(*model);
+  ps.finish();
+  auto reference = mlp();  // the same starting weights (small_mlp is seeded)
+  loss_on(*reference, FixedBatch(), 0, 12).backward();
+  const auto mine = model->parameters(), ref = reference->parameters();
+  for (size_t i = 0; i < mine.size(); ++i) {
+    EXPECT_TRUE(exadnn::testing::all_close(before[i], start[i])) << "parameter " << i;
+    const Tensor expected = ref[i].detach() - ref[i].grad() * (0.1 * kSteps);
+    EXPECT_TRUE(exadnn::testing::all_close(synced[i], expected)) << "parameter " << i;
+    EXPECT_EQ(values(mine[i]), values(synced[i])) << "parameter " << i;
+  }
 }
 
 // Synchronous: after K steps the gathered state is what one optimizer has after K steps on the

@@ -91,6 +91,12 @@ class ParameterServer {
   /// Worker: hands this step's gradients (.grad() of the module's parameters) to the servers
   /// and, when due, replaces the parameters with the servers' current values.
   void step();
+  /// Worker, every worker at the same point (e.g. the end of an epoch): asynchronous mode pushes
+  /// what it accumulated, and once every worker has, each holds the servers' current parameters —
+  /// every worker's updates so far, the model to score or save. Without it a worker that ends
+  /// its steps first holds parameters missing the others' last updates. Synchronous mode: nothing
+  /// to do (the parameters are the servers' after every step).
+  void synchronize();
   /// Worker: pushes what is left and tells the servers it is done; asynchronous mode then waits
   /// for the final parameters, sent once every worker is done (so all end with the same model).
   void finish();

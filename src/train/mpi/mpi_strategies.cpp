@@ -272,10 +272,17 @@ class ParameterServerStrategy : public MpiStrategy {
   }
   bool step(optim::Optimizer&, optim::GradScaler&) override {  // fp16 is refused with it
     ps_->step();
+    straggle();
     return true;
   }
   void serve() override { ps_->serve(); }
-  EpochTotals combine(const EpochTotals& mine) override { return combine_over(ps_->group(), mine); }
+  // Asynchronous: every worker's updates of the epoch reach every worker before the root scores
+  // the model (the epoch end is a barrier over the workers anyway).
+  EpochTotals combine(const EpochTotals& mine) override {
+    const EpochTotals totals = combine_over(ps_->group(), mine);
+    ps_->synchronize();
+    return totals;
+  }
   // The optimizer state is the servers': gathered for checkpoints, scattered on --resume.
   StateDict optimizer_state(const optim::Optimizer&) override {
     return ps_->gather_optimizer_state();
