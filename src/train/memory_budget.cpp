@@ -45,22 +45,39 @@ double available_memory_bytes() {
   return limit > 0 ? std::min(meminfo, limit) : meminfo;
 }
 
-MemoryBudget::MemoryBudget(int64_t batch_size, int optimizer_buffers, double available)
-    : batch_size_(batch_size), optimizer_buffers_(optimizer_buffers), available_(available) {}
+MemoryBudget::MemoryBudget(int64_t batch_size, int optimizer_buffers, double available, int sharing)
+    : batch_size_(batch_size),
+      optimizer_buffers_(optimizer_buffers),
+      available_(available),
+      sharing_(std::max(1, sharing)) {}
+
+void MemoryBudget::split_images(int parts) {
+  EXADNN_CHECK(parts >= 1, "model", "images split into ", parts, " parts");
+  image_parts_ = parts;
+}
 
 int MemoryBudget::optimizer_buffers(const OptimizerSpec& o) {
   return train::optimizers().at(o.name).state_buffers(o);
 }
 
 void MemoryBudget::add_layer(const LayerSpec& spec, int64_t parameters, int64_t output_numel) {
+  if (spec.kind == "flatten" || spec.kind == "global_avgpool") banded_ = false;
   parameters_ += static_cast<double>(parameters);
-  activations_per_example_ += static_cast<double>(output_numel);
-  if (available_ <= 0 || total_bytes() <= available_) return;
-  throw Error("model",
-              detail::cat("the model does not fit in memory: up to layer ", spec.kind, " (line ",
-                          spec.line, ") a training step needs about ", gigabytes(total_bytes()),
-                          " (", describe(), ") but ", gigabytes(available_),
-                          " are available; make the layers narrower or the batch smaller"));
+  activations_per_example_ +=
+      static_cast<double>(output_numel) / static_cast<double>(banded_ ? image_parts_ : 1);
+  if (available_ <= 0 || total_bytes() <= share()) return;
+  throw Error(
+      "model",
+      detail::cat("the model does not fit in memory: up to layer ", spec.kind, " (line ", spec.line,
+                  ") a training step needs about ", gigabytes(total_bytes()), " (", describe(),
+                  ") but ", describe_share(), "; make the layers narrower or the batch smaller"));
+}
+
+std::string MemoryBudget::describe_share() const {
+  if (sharing_ == 1) return gigabytes(available_) + " are available";
+  return detail::cat(gigabytes(share()), " are available (this process's share: 1/", sharing_,
+                     " of the ", gigabytes(available_), " available to the ", sharing_,
+                     " processes on this node)");
 }
 
 double MemoryBudget::total_bytes() const {
@@ -79,7 +96,10 @@ std::string MemoryBudget::describe() const {
                         " for the optimizer's state")
           : std::string(),
       "; activations of a batch of ", batch_size_, " and their gradients: ",
-      gigabytes(2.0 * kValueBytes * activations_per_example_ * static_cast<double>(batch_size_)));
+      gigabytes(2.0 * kValueBytes * activations_per_example_ * static_cast<double>(batch_size_)),
+      image_parts_ > 1 ? detail::cat(" (1/", image_parts_,
+                                     " of the feature maps before the flatten: a band of each)")
+                       : std::string());
 }
 
 }  // namespace exadnn::train

@@ -152,7 +152,8 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
   } else {
     EXADNN_CHECK(!c.model.empty(), "train", "the config has no model and none was given");
     MemoryBudget budget(c.data.batch_size, MemoryBudget::optimizer_buffers(c.optimizer),
-                        available_memory_bytes());
+                        available_memory_bytes(), r.strategy->processes_on_node());
+    if (c.parallel.spatial > 1) budget.split_images(c.parallel.spatial);
     r.model = build_model(c.model, r.data.train->input_shape(), &budget);
   }
   r.make_model = parts.make_model;

@@ -114,6 +114,47 @@ TEST(TrainRefusals, AModelThatCannotFitIsRefusedBeforeItIsAllocated) {
   EXPECT_GT(train::available_memory_bytes(), 0.0);
 }
 
+// Ranks on one node share its memory: each is budgeted its share. parallel.spatial: a rank holds
+// a band (1/S) of every feature map before the flatten or global_avgpool, the rest whole.
+TEST(TrainRefusals, TheMemoryEstimateCountsThisRanksShareAndItsBandOfEachImage) {
+  auto layer = [](const char* kind, int line) {
+    train::LayerSpec spec;
+    spec.kind = kind;
+    spec.line = line;
+    return spec;
+  };
+  // One example: a conv2d's 1e6 values, then a flatten of them, then a linear's 10; batch 100;
+  // f32 activations and their gradients: 8 bytes per value and example.
+  auto estimate = [&](train::MemoryBudget& b) {
+    b.add_layer(layer("conv2d", 3), 0, 1000000);
+    b.add_layer(layer("flatten", 4), 0, 1000000);
+    b.add_layer(layer("linear", 5), 0, 10);
+    return b.total_bytes();
+  };
+  train::MemoryBudget whole(100, 0, 0);
+  EXPECT_DOUBLE_EQ(estimate(whole), 8.0 * 100 * 2000010);
+  train::MemoryBudget banded(100, 0, 0);
+  banded.split_images(4);
+  EXPECT_DOUBLE_EQ(estimate(banded), 8.0 * 100 * (250000 + 1000010));
+  EXPECT_NE(banded.describe().find("1/4 of the feature maps before the flatten"), std::string::npos)
+      << banded.describe();
+  train::MemoryBudget pooled(100, 0, 0);  // a global_avgpool ends the bands too
+  pooled.split_images(4);
+  pooled.add_layer(layer("conv2d", 3), 0, 1000000);
+  pooled.add_layer(layer("global_avgpool", 4), 0, 16);
+  EXPECT_DOUBLE_EQ(pooled.total_bytes(), 8.0 * 100 * (250000 + 16));
+  // 1.6 GB for the whole image fits in 4.4 GB alone, not in a quarter of it (past the flatten).
+  train::MemoryBudget alone(100, 0, 4.4e9);
+  EXPECT_NO_THROW(estimate(alone));
+  train::MemoryBudget shared(100, 0, 4.4e9, 4);
+  EXPECT_EXADNN_ERROR(estimate(shared), "does not fit in memory", "layer flatten (line 4)",
+                      "1.1 GB are available (this process's share: 1/4 of the 4.4 GB available to "
+                      "the 4 processes on this node)");
+  train::MemoryBudget shared_banded(100, 0, 4.4e9, 4);  // 0.2 + 0.8 GB: fits in the share
+  shared_banded.split_images(4);
+  EXPECT_NO_THROW(estimate(shared_banded));
+}
+
 namespace {
 // The checkpoint of a 1-epoch run with one field replaced; saved again, so its checksum is valid.
 std::string tampered(const fs::path& dir, const std::string& name,

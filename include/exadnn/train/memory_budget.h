@@ -22,8 +22,14 @@ double available_memory_bytes();
 class MemoryBudget {
  public:
   /// `optimizer_buffers`: per-parameter state tensors of the optimizer (SGD with momentum 1,
-  /// Adam 2); `available`: bytes that may be used (0: no check).
-  MemoryBudget(int64_t batch_size, int optimizer_buffers, double available);
+  /// Adam 2); `available`: bytes that may be used (0: no check); `sharing`: the processes that
+  /// share them (MPI ranks on one node), each budgeted `available / sharing`.
+  MemoryBudget(int64_t batch_size, int optimizer_buffers, double available, int sharing = 1);
+
+  /// parallel.spatial: every example's feature maps are split into `parts` bands up to the
+  /// model's first flatten or global_avgpool, so this process holds 1/parts of the activations of
+  /// the layers before it (the flatten's gathered output and everything after are whole).
+  void split_images(int parts);
 
   /// The buffers per parameter of the config's optimizer.
   static int optimizer_buffers(const OptimizerSpec& o);
@@ -37,9 +43,16 @@ class MemoryBudget {
   std::string describe() const;  ///< "parameters 1.2 GB, gradients..., activations ..."
 
  private:
+  // This process's share of what is available, and the message that says so.
+  double share() const { return available_ / sharing_; }
+  std::string describe_share() const;
+
   int64_t batch_size_;
   int optimizer_buffers_;
   double available_;
+  int sharing_;
+  int image_parts_ = 1;  // split_images
+  bool banded_ = true;   // no flatten or global_avgpool added yet
   double parameters_ = 0, activations_per_example_ = 0;
 };
 

@@ -49,6 +49,9 @@ class Strategy {
   virtual ~Strategy() = default;
   /// Ranks in the job (1 for a single process).
   virtual int ranks() const { return 1; }
+  /// Processes of the job on this machine, which share its memory (the memory estimate gives
+  /// each its share); 1 for a single process and for threads.
+  virtual int processes_on_node() const { return 1; }
   /// The rank that prints, evaluates and writes checkpoints and metrics.
   virtual bool is_root() const { return true; }
   /// False on parameter-server ranks, which serve() instead of training.

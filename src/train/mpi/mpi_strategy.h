@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "exadnn/dist/communicator.h"
+#include "exadnn/dist/mpi_interop.h"
 #include "exadnn/dist/process_grid.h"
 #include "exadnn/nn/container.h"
 #include "exadnn/ops/factories.h"
@@ -36,8 +37,15 @@ class MpiStrategy : public Strategy {
       if (rank == world_.rank()) slowdown_ = factor;
     }
     restart_clock();
+    MPI_Comm node = MPI_COMM_NULL;  // the ranks that share this rank's memory
+    if (MPI_Comm_split_type(dist::native_handle(world_), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                            &node) == MPI_SUCCESS) {
+      MPI_Comm_size(node, &on_node_);
+      MPI_Comm_free(&node);
+    }
   }
   int ranks() const override { return world_.size(); }
+  int processes_on_node() const override { return on_node_; }
   bool is_root() const override { return world_.rank() == 0; }
 
  protected:
@@ -80,6 +88,7 @@ class MpiStrategy : public Strategy {
 
   MpiSpec spec_;
   dist::Communicator world_;
+  int on_node_ = 1;  // ranks of the job on this node
   double slowdown_ = 1;
   std::chrono::steady_clock::time_point last_step_;
   std::chrono::steady_clock::duration fastest_step_ = std::chrono::hours(1);
