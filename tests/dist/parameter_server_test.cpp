@@ -26,6 +26,13 @@ std::unique_ptr<optim::Optimizer> sgd(std::vector<Tensor> params) {
   return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions(0.1).momentum(0.9));
 }
 
+// SGD without momentum at rate `lr`, as the servers' update rule.
+OptimizerFactory plain_sgd(double lr) {
+  return [lr](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
+    return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions(lr));
+  };
+}
+
 TEST(ParameterServer, SynchronousModeMatchesAveragedAllreduce) {
   Communicator comm = Communicator::world();
   if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
@@ -64,11 +71,8 @@ TEST(ParameterServer, AsynchronousModeTrains) {
   if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   auto model = mlp();
   // Plain SGD: momentum amplifies the staleness of asynchronous updates.
-  auto plain_sgd = [](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
-    return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions(0.2));
-  };
   ParameterServer ps(
-      *model, comm, plain_sgd,
+      *model, comm, plain_sgd(0.2),
       ParameterServerOptions().servers(1).asynchronous().push_every(2).pull_every(3));
   FixedBatch b;
   if (ps.is_server()) {
@@ -121,10 +125,7 @@ TEST(ParameterServer, AsynchronousSynchronizeGivesEveryWorkerEveryWorkersUpdates
   Communicator comm = Communicator::world();
   if (comm.size() < 2) GTEST_SKIP() << "needs 2 ranks";
   auto model = mlp();
-  auto plain_sgd = [](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
-    return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions(0.1));
-  };
-  ParameterServer ps(*model, comm, plain_sgd,
+  ParameterServer ps(*model, comm, plain_sgd(0.1),
                      ParameterServerOptions().servers(1).asynchronous().pull_every(1000));
   if (ps.is_server()) {
     ps.serve();
