@@ -142,11 +142,34 @@ void parse_data_stream(const YAML::Node& node, DataSpec& d, Problems& problems) 
              problems.reporter());
 }
 
+// data.layout: {key: name, ...}, the keys the dataset kind declares (DatasetKind::layout_keys).
+void parse_data_layout(const YAML::Node& node, DataSpec& d, Problems& problems) {
+  if (!node || !train::datasets().contains(d.dataset)) return;
+  const auto& keys = train::datasets().at(d.dataset).layout_keys;
+  if (keys.empty()) {
+    problems.add(node, detail::cat("dataset '", d.dataset, "' takes no 'data.layout'"));
+    return;
+  }
+  std::set<std::string> allowed;
+  for (const auto& [key, meaning] : keys) allowed.insert(key);
+  if (!check_keys(node, allowed, "data.layout", problems)) return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    if (!allowed.count(key)) continue;
+    std::string value;
+    read(node, key, value, "data.layout", problems, "a name");
+    if (value.empty())
+      problems.add(it->second, detail::cat("'data.layout.", key, "' is empty"));
+    else
+      d.layout[key] = value;
+  }
+}
+
 void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   if (!check_keys(node,
                   {"dataset", "path", "batch_size", "shuffle", "train_images", "train_labels",
                    "test_images", "test_labels", "train", "test", "label_column", "header", "file",
-                   "train_x", "train_y", "test_x", "test_y", "stream"},
+                   "train_x", "train_y", "test_x", "test_y", "stream", "layout"},
                   "data", problems))
     return;
   const std::vector<std::string> names = train::datasets().names();
@@ -169,6 +192,7 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   read(node, "test_x", d.test_x, "data", problems, "a dataset name");
   read(node, "test_y", d.test_y, "data", problems, "a dataset name");
   parse_data_stream(node["stream"], d, problems);
+  parse_data_layout(node["layout"], d, problems);
   const std::string lacks =
       train::datasets().contains(d.dataset) ? train::datasets().at(d.dataset).missing(d) : "";
   if (!lacks.empty()) problems.add(node, detail::cat("dataset '", d.dataset, "' ", lacks));

@@ -44,4 +44,27 @@ hid_t text_type(size_t bytes) {
   return type;
 }
 
+bool read_text(hid_t attribute, std::string& text) {
+  Type stored(H5Aget_type(attribute));
+  if (!stored.valid() || H5Tget_class(stored.get()) != H5T_STRING) return false;
+  if (H5Tis_variable_str(stored.get()) > 0) {
+    Type type(H5Tcopy(H5T_C_S1));
+    H5Tset_size(type.get(), H5T_VARIABLE);
+    char* value = nullptr;
+    if (H5Aread(attribute, type.get(), &value) < 0 || value == nullptr) return false;
+    text = value;
+    H5free_memory(value);
+    return true;
+  }
+  // Read as stored, NUL-padded: a NUL-terminated type of the stored size would drop the last
+  // character of numpy's fixed-length (NUL-padded, unterminated) strings.
+  const size_t bytes = H5Tget_size(stored.get());
+  Type type(H5Tcopy(stored.get()));
+  H5Tset_strpad(type.get(), H5T_STR_NULLPAD);
+  text.assign(bytes, '\0');
+  if (H5Aread(attribute, type.get(), text.data()) < 0) return false;
+  text.resize(text.find('\0') == std::string::npos ? bytes : text.find('\0'));
+  return true;
+}
+
 }  // namespace cbed::h5

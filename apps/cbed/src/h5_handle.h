@@ -63,4 +63,8 @@ std::string read_failure(hid_t file, const std::string& path);
 /// A fixed-length, NUL-padded string type of kTextBytes.
 hid_t text_type(size_t bytes);
 
+/// Attribute `attribute`'s text (fixed- or variable-length string, as written by this writer or
+/// by h5py), up to its first NUL; false when it is not a string or cannot be read.
+bool read_text(hid_t attribute, std::string& text);
+
 }  // namespace cbed::h5

@@ -9,6 +9,7 @@
 
 #include "cbed/space_group.h"
 #include "h5_handle.h"
+#include "loader_files.h"
 #include "loader_lock.h"
 
 namespace cbed::shard {
@@ -19,14 +20,10 @@ constexpr const char* kWhere = "cbed::ShardSet";
 std::string read_text_attribute(hid_t file, const char* name, const std::string& path) {
   h5::Attribute a(H5Aopen(file, name, H5P_DEFAULT));
   EXADNN_CHECK(a.valid(), kWhere, path, " has no attribute '", name, "': not a CBED shard");
-  h5::Type stored(H5Aget_type(a.get()));
-  const size_t bytes = H5Tget_size(stored.get());
-  h5::Type type(h5::text_type(bytes));
-  std::string text(bytes, '\0');
-  EXADNN_CHECK(
-      H5Tget_class(stored.get()) == H5T_STRING && H5Aread(a.get(), type.get(), text.data()) >= 0,
-      kWhere, path, ": attribute '", name, "' is not a string");
-  return text.substr(0, text.find('\0'));
+  std::string text;
+  EXADNN_CHECK(h5::read_text(a.get(), text), kWhere, path, ": attribute '", name,
+               "' is not a string");
+  return text;
 }
 
 int read_int_attribute(hid_t file, const char* name, const std::string& path) {
@@ -35,15 +32,6 @@ int read_int_attribute(hid_t file, const char* name, const std::string& path) {
   EXADNN_CHECK(a.valid() && H5Aread(a.get(), H5T_NATIVE_INT, &value) >= 0, kWhere, path,
                " lacks the integer attribute '", name, "'");
   return value;
-}
-
-// The dimensions of dataset `name` (Error naming the file when it is missing).
-std::vector<hsize_t> dims_of(hid_t set, const char* name, const std::string& path) {
-  EXADNN_CHECK(set >= 0, kWhere, path, " has no dataset '", name, "'");
-  h5::Space space(H5Dget_space(set));
-  std::vector<hsize_t> dims(std::max(0, H5Sget_simple_extent_ndims(space.get())));
-  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-  return dims;
 }
 
 template <class T>
@@ -62,12 +50,68 @@ std::vector<T> read_column(hid_t file, const char* name, hid_t type, hsize_t row
 
 }  // namespace
 
+// The dimensions of dataset `name` (Error naming the file when it is missing).
+std::vector<hsize_t> dims_of(hid_t set, const std::string& name, const std::string& path) {
+  EXADNN_CHECK(set >= 0, kWhere, path, " has no dataset '", name, "'");
+  h5::Space space(H5Dget_space(set));
+  std::vector<hsize_t> dims(std::max(0, H5Sget_simple_extent_ndims(space.get())));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return dims;
+}
+
 std::mutex& hdf5_lock() {
   static std::mutex lock;
   return lock;
 }
 
-ShardSet::ShardSet(std::vector<std::string> paths, std::optional<std::array<int, 2>> expected) {
+OpenedFile open_generator_shard(hid_t f, const std::string& path) {
+  EXADNN_CHECK(read_text_attribute(f, "format", path) == kFormat, kWhere, path,
+               ": format is not ", kFormat);
+  const int version = read_int_attribute(f, "version", path);
+  EXADNN_CHECK(version == kVersion, kWhere, path, ": shard version ", version, ", expected ",
+               kVersion);
+  const std::string split = read_text_attribute(f, "split", path);
+  OpenedFile opened;
+  ShardFile& info = opened.info;
+  info.path = path;
+  bool known = false;
+  for (Split s : {Split::train, Split::val, Split::test})
+    if (split == split_name(s)) info.split = s, known = true;
+  EXADNN_CHECK(known, kWhere, path, ": unknown split '", split, "'");
+
+  h5::Dataset patterns(H5Dopen2(f, kPatterns, H5P_DEFAULT));
+  const auto dims = dims_of(patterns.get(), kPatterns, path);
+  EXADNN_CHECK(dims.size() == 4 && dims[1] == 3 && dims[0] >= 1, kWhere, path,
+               ": 'patterns' must be [N, 3, H, W] with N >= 1, not of rank ", dims.size());
+  h5::Type type(H5Dget_type(patterns.get()));
+  EXADNN_CHECK(H5Tget_class(type.get()) == H5T_FLOAT && H5Tget_size(type.get()) == 4, kWhere,
+               path, ": 'patterns' is not float32");
+  opened.height = int(dims[2]);
+  opened.width = int(dims[3]);
+  h5::Plist dcpl(H5Dget_create_plist(patterns.get()));
+  hsize_t chunk[4] = {1, 3, 1, 1};
+  if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 4, chunk);
+  info.samples = int64_t(dims[0]);
+  info.chunk_rows = int(chunk[0]);
+
+  opened.space_groups = read_column<int32_t>(f, kSpaceGroup, H5T_NATIVE_INT32, dims[0], path);
+  opened.crystal_systems =
+      read_column<int32_t>(f, kCrystalSystem, H5T_NATIVE_INT32, dims[0], path);
+  opened.material_ids = read_column<int64_t>(f, kMaterialId, H5T_NATIVE_INT64, dims[0], path);
+  for (hsize_t i = 0; i < dims[0]; ++i) {
+    const int32_t group = opened.space_groups[i], system = opened.crystal_systems[i];
+    EXADNN_CHECK(group >= 1 && group <= 230, kWhere, path, ": row ", i, " has space group ",
+                 group, ", outside 1..230");
+    EXADNN_CHECK(system == int(crystal_system(group)), kWhere, path, ": row ", i,
+                 " has crystal system ", system, ", but space group ", group, " is ",
+                 crystal_system_name(crystal_system(group)));
+  }
+  return opened;
+}
+
+ShardSet::ShardSet(std::vector<std::string> paths, FileLayout layout,
+                   std::optional<std::array<int, 2>> expected)
+    : layout_(std::move(layout)) {
   EXADNN_CHECK(!paths.empty(), kWhere, "no shard files given");
   std::lock_guard guard(hdf5_lock());
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // failures become Errors naming the file
@@ -78,54 +122,26 @@ ShardSet::ShardSet(std::vector<std::string> paths, std::optional<std::array<int,
     EXADNN_CHECK(file.valid(), kWhere, "shard ", path, " (", std::filesystem::file_size(path),
                  " bytes) cannot be opened as HDF5: truncated or "
                  "not an HDF5 file");
-    const hid_t f = file.get();
-    EXADNN_CHECK(read_text_attribute(f, "format", path) == kFormat, kWhere, path,
-                 ": format is not ", kFormat);
-    const int version = read_int_attribute(f, "version", path);
-    EXADNN_CHECK(version == kVersion, kWhere, path, ": shard version ", version, ", expected ",
-                 kVersion);
-    const std::string split = read_text_attribute(f, "split", path);
-    ShardFile info{path, 0, 1, Split::train};
-    bool known = false;
-    for (Split s : {Split::train, Split::val, Split::test})
-      if (split == split_name(s)) info.split = s, known = true;
-    EXADNN_CHECK(known, kWhere, path, ": unknown split '", split, "'");
-
-    h5::Dataset patterns(H5Dopen2(f, kPatterns, H5P_DEFAULT));
-    const auto dims = dims_of(patterns.get(), kPatterns, path);
-    EXADNN_CHECK(dims.size() == 4 && dims[1] == 3 && dims[0] >= 1, kWhere, path,
-                 ": 'patterns' must be [N, 3, H, W] with N >= 1, not of rank ", dims.size());
-    h5::Type type(H5Dget_type(patterns.get()));
-    EXADNN_CHECK(H5Tget_class(type.get()) == H5T_FLOAT && H5Tget_size(type.get()) == 4, kWhere,
-                 path, ": 'patterns' is not float32");
-    const int h = int(dims[2]), w = int(dims[3]);
+    OpenedFile opened =
+        layout_.format == FileLayout::Format::shards
+            ? open_generator_shard(file.get(), path)
+            : open_sample_group_file(file.get(), path, layout_, offsets_.back());
+    const int h = opened.height, w = opened.width;
+    const char* what = layout_.format == FileLayout::Format::shards ? "shard" : "file";
     if (expected)
       EXADNN_CHECK(h == (*expected)[0] && w == (*expected)[1], kWhere, path, ": patterns are ", h,
                    " x ", w, ", the model expects ", (*expected)[0], " x ", (*expected)[1]);
     if (files_.empty()) height_ = h, width_ = w;
     EXADNN_CHECK(h == height_ && w == width_, kWhere, path, ": patterns are ", h, " x ", w,
-                 ", the first shard's ", height_, " x ", width_);
-    h5::Plist dcpl(H5Dget_create_plist(patterns.get()));
-    hsize_t chunk[4] = {1, 3, 1, 1};
-    if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) H5Pget_chunk(dcpl.get(), 4, chunk);
-    info.samples = int64_t(dims[0]);
-    info.chunk_rows = int(chunk[0]);
-
-    const auto groups = read_column<int32_t>(f, kSpaceGroup, H5T_NATIVE_INT32, dims[0], path);
-    const auto systems = read_column<int32_t>(f, kCrystalSystem, H5T_NATIVE_INT32, dims[0], path);
-    const auto ids = read_column<int64_t>(f, kMaterialId, H5T_NATIVE_INT64, dims[0], path);
-    for (hsize_t i = 0; i < dims[0]; ++i) {
-      EXADNN_CHECK(groups[i] >= 1 && groups[i] <= 230, kWhere, path, ": row ", i,
-                   " has space group ", groups[i], ", outside 1..230");
-      EXADNN_CHECK(systems[i] == int(crystal_system(groups[i])), kWhere, path, ": row ", i,
-                   " has crystal system ", systems[i], ", but space group ", groups[i], " is ",
-                   crystal_system_name(crystal_system(groups[i])));
-    }
-    space_group_.insert(space_group_.end(), groups.begin(), groups.end());
-    crystal_system_.insert(crystal_system_.end(), systems.begin(), systems.end());
-    material_id_.insert(material_id_.end(), ids.begin(), ids.end());
-    files_.push_back(info);
-    offsets_.push_back(offsets_.back() + info.samples);
+                 ", the first ", what, "'s ", height_, " x ", width_);
+    space_group_.insert(space_group_.end(), opened.space_groups.begin(),
+                        opened.space_groups.end());
+    crystal_system_.insert(crystal_system_.end(), opened.crystal_systems.begin(),
+                           opened.crystal_systems.end());
+    material_id_.insert(material_id_.end(), opened.material_ids.begin(),
+                        opened.material_ids.end());
+    files_.push_back(std::move(opened.info));
+    offsets_.push_back(offsets_.back() + files_.back().samples);
   }
 }
 
@@ -137,19 +153,18 @@ ShardSet::~ShardSet() {
   }
 }
 
-ShardSet ShardSet::open_split(const std::string& dir, Split split,
+ShardSet ShardSet::open_split(const std::string& dir, Split split, const FileLayout& layout,
                               std::optional<std::array<int, 2>> expected_size) {
   EXADNN_CHECK(std::filesystem::is_directory(dir), kWhere, "shard folder ", dir, " does not exist");
-  const std::string prefix = std::string("cbed_") + split_name(split) + "_";
+  const std::string& pattern = layout.files(split);
   std::vector<std::string> paths;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && entry.path().extension() == ".h5")
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    if (file_name_matches(pattern, entry.path().filename().string()))
       paths.push_back(entry.path().string());
-  }
-  EXADNN_CHECK(!paths.empty(), kWhere, "no ", prefix, "*.h5 shards in ", dir);
+  EXADNN_CHECK(!paths.empty(), kWhere, "no ", pattern, " ",
+               layout.format == FileLayout::Format::shards ? "shards" : "files", " in ", dir);
   std::sort(paths.begin(), paths.end());
-  return ShardSet(std::move(paths), expected_size);
+  return ShardSet(std::move(paths), layout, expected_size);
 }
 
 int64_t ShardSet::target(int64_t i, Target t) const {
@@ -171,6 +186,15 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // per thread: this may be the loader's thread
   open_.resize(files_.size());
   OpenFile& open = open_[f];
+  if (!file_info.groups.empty()) {  // one dataset per sample
+    if (open.file < 0) {
+      open.file = H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+      EXADNN_CHECK(open.file >= 0, kWhere, "file ", file_info.path,
+                   " can no longer be opened: libhdf5: ", h5::error_stack());
+    }
+    read_sample_groups(open.file, file_info, layout_.patterns, first, count, height_, width_, out);
+    return;
+  }
   if (open.patterns < 0) {
     const hid_t file = H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     EXADNN_CHECK(file >= 0, kWhere, "shard ", file_info.path,

@@ -2,8 +2,9 @@
 //   data: {dataset: cbed-space-group, path: cbed_shards, batch_size: 64}     targets 0..229
 //   data: {dataset: cbed-crystal-system, path: cbed_shards, batch_size: 64}  targets 0..6
 //   data: {dataset: cbed-space-group, path: cbed_shards, stream: {buffer_mb: 64}}
-// `path` is the generator's folder; the training set is its train split, the test set its test
-// split, each a ShardDataset (patterns read from the shards per batch by the DataLoader's
+//   data: {dataset: cbed-space-group, path: /data/ornl_cbed, layout: {format: sample_groups}}
+// `path` is the generator's folder (or, with `layout`, a folder of files in another layout:
+// file_layout.h); the training set is its train split, the test set its test split, each a ShardDataset (patterns read from the shards per batch by the DataLoader's
 // prefetch thread, never the whole split in memory). With `stream` the training batches come
 // from a ShardStream instead: blocks shuffled across the shards into a buffer of at most
 // buffer_mb MiB, each data-parallel rank reading its own share of the samples. Inputs are put on
@@ -39,9 +40,16 @@ stream_maker(std::shared_ptr<const ShardSet> train, Target target, int64_t buffe
   };
 }
 
+// "folder/cbed_train_*.h5": where a split's samples come from, for messages.
+std::string files(const exadnn::train::DataSpec& d, bool train) {
+  return d.path + "/" + FileLayout::from_config(d.layout).files(train ? Split::train : Split::test);
+}
+
 exadnn::train::DatasetKind shard_kind(Target target) {
   return {[](const exadnn::train::DataSpec& d) {
             if (d.path.empty()) return std::string("needs 'path' (the shard folder)");
+            if (std::string why = FileLayout::problem(d.layout); !why.empty())
+              return "cannot read its files so: " + why;
             if (d.stream_buffer_mb > 0 && !d.shuffle)
               return std::string(
                   "streams (data.stream) in a shuffled order: 'shuffle: false' "
@@ -49,8 +57,9 @@ exadnn::train::DatasetKind shard_kind(Target target) {
             return std::string();
           },
           [target](const exadnn::train::DataSpec& d) -> exadnn::train::TrainingData {
+            const FileLayout layout = FileLayout::from_config(d.layout);
             auto open = [&](Split split) {
-              return std::make_shared<const ShardSet>(ShardSet::open_split(d.path, split));
+              return std::make_shared<const ShardSet>(ShardSet::open_split(d.path, split, layout));
             };
             const std::shared_ptr<const ShardSet> train = open(Split::train);
             exadnn::train::TrainingData data{
@@ -61,12 +70,14 @@ exadnn::train::DatasetKind shard_kind(Target target) {
               data.stream = stream_maker(train, target, d.stream_buffer_mb);
             return data;
           },
+          [](const exadnn::train::DataSpec& d, bool train) { return files(d, train); },
           [](const exadnn::train::DataSpec& d, bool train) {
-            return d.path + (train ? "/cbed_train_*.h5" : "/cbed_test_*.h5");
+            const FileLayout layout = FileLayout::from_config(d.layout);
+            return files(d, train) + (layout.format == FileLayout::Format::shards
+                                          ? " (labels)"
+                                          : " (attribute " + layout.space_group + ")");
           },
-          [](const exadnn::train::DataSpec& d, bool train) {
-            return d.path + (train ? "/cbed_train_*.h5" : "/cbed_test_*.h5") + " (labels)";
-          }};
+          FileLayout::config_keys()};
 }
 
 const bool registered = [] {

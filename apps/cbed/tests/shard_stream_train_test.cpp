@@ -13,6 +13,7 @@
 namespace cbed::shard {
 namespace {
 
+using testing::error_of;
 using testing::temp_dir;
 using testing::write_test_shard;
 
@@ -35,14 +36,6 @@ exadnn::train::TrainConfig config(const std::string& dir, const std::string& str
                                      "stream.yaml");
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const exadnn::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(ShardStreamTraining, OneStreamedEpochTrainsOnEverySample) {
   const std::string dir = small_shards("stream_train");

@@ -16,18 +16,10 @@
 namespace cbed::shard {
 namespace {
 
+using testing::error_of;
 using testing::temp_dir;
 using testing::write_test_shard;
 
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const exadnn::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(ShardLayout, SplitsAreDisjointByMaterialAndCoverThemAll) {
   const SplitPlan plan = plan_splits(103, 0.8, 0.1, {3, 2, 1}, 5);

@@ -3,7 +3,10 @@
 // stack equal to its material id (so a batch says which samples it holds).
 #pragma once
 
+#include <exadnn/core/error.h>
+
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,16 @@
 #include "cbed/space_group.h"
 
 namespace cbed::shard::testing {
+
+/// The message of the exadnn::Error `f` throws ("no error" when it throws none).
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const exadnn::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
 
 inline std::string temp_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("cbed_" + name);

@@ -3,7 +3,8 @@
 //   exadnn_cbed_shards check DIR --materials M [--size H]   every split opens and is checked
 //                      (ShardSet), the splits' material ids are disjoint and together 0..M-1, every
 //                      pattern value is finite and >= 0; prints a line per split
-//   exadnn_cbed_shards picture DIR SPLIT ROW OUT.png [--scale S]   one sample's stack as a PNG
+//   exadnn_cbed_shards picture DIR SPLIT ROW OUT.png [--scale S] [--format sample_groups]
+//                      one sample's stack as a PNG (of the ORNL files too: file_layout.h)
 #include <CLI/CLI.hpp>
 
 #include <cmath>
@@ -53,11 +54,12 @@ int check(const std::string& dir, int64_t materials, int size) {
 }
 
 int picture(const std::string& dir, const std::string& split_text, int64_t row,
-            const std::string& out, int scale) {
+            const std::string& out, int scale, const std::string& format) {
   Split split = Split::train;
   for (Split s : {Split::train, Split::val, Split::test})
     if (split_text == split_name(s)) split = s;
-  const ShardSet set = ShardSet::open_split(dir, split);
+  const ShardSet set =
+      ShardSet::open_split(dir, split, FileLayout::from_config({{"format", format}}));
   const auto [f, r] = set.locate(row);
   std::vector<float> stack(size_t(3) * set.height() * set.width());
   set.read_rows(f, r, 1, stack.data());
@@ -73,7 +75,7 @@ int picture(const std::string& dir, const std::string& split_text, int64_t row,
 int main(int argc, char** argv) {
   CLI::App app{"exadnn_cbed_shards: check a CBED dataset's shards, or draw a sample"};
   app.require_subcommand(1);
-  std::string dir, split = "train", out;
+  std::string dir, split = "train", out, format = "shards";
   int64_t materials = 0, row = 0;
   int size = 0, scale = 1;
   auto* c = app.add_subcommand("check", "check every split of a shard folder");
@@ -86,13 +88,15 @@ int main(int argc, char** argv) {
   p->add_option("row", row, "sample index within the split")->required();
   p->add_option("out", out, "PNG file")->required();
   p->add_option("--scale", scale, "enlargement");
+  p->add_option("--format", format, "shards (default) or sample_groups (the ORNL files)")
+      ->check(CLI::IsMember({"shards", "sample_groups"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   try {
-    return c->parsed() ? check(dir, materials, size) : picture(dir, split, row, out, scale);
+    return c->parsed() ? check(dir, materials, size) : picture(dir, split, row, out, scale, format);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "exadnn_cbed_shards: %s\n", e.what());
     return 1;

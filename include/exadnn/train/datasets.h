@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "exadnn/data/batch_stream.h"
 #include "exadnn/data/data_loader.h"
@@ -31,6 +33,9 @@ struct DataSpec {
   /// data.stream.buffer_mb: > 0 streams the training set through an out-of-core loader holding
   /// at most this many MiB (kinds that stream: TrainingData::stream); 0 loads by index.
   int64_t stream_buffer_mb = 0;
+  /// data.layout: how a kind's files are laid out, as names the kind declares
+  /// (DatasetKind::layout_keys), e.g. the dataset and attribute names of someone else's files.
+  std::map<std::string, std::string> layout;
 };
 
 /// A config's training and test sets and the transform their loaders apply to each batch of
@@ -40,7 +45,7 @@ struct TrainingData {
   std::shared_ptr<const data::Transform> transform;
   /// Set by kinds that stream (data.stream): the training batches of one rank, built with the
   /// loader's batch size, seed and rank (options.sampler()); `train` then only describes them.
-  std::function<std::unique_ptr<data::BatchStream>(const data::DataLoaderOptions&)> stream;
+  std::function<std::unique_ptr<data::BatchStream>(const data::DataLoaderOptions&)> stream = {};
 };
 
 struct DatasetKind {
@@ -49,6 +54,9 @@ struct DatasetKind {
   std::function<TrainingData(const DataSpec&)> load;
   /// Where a split's examples (and its labels) come from: "train-images.idx", "a.h5 (train/x)".
   std::function<std::string(const DataSpec&, bool train)> source, label_source;
+  /// The keys data.layout may hold for this kind, with what each names (for the config's
+  /// messages); empty: the kind takes no layout.
+  std::vector<std::pair<std::string, std::string>> layout_keys = {};
 };
 
 /// fashion-mnist, mnist, idx, csv, hdf5, and every kind added with datasets().add(name, kind).

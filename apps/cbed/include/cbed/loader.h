@@ -20,6 +20,7 @@
 #include <exadnn/data/batch_stream.h>
 #include <exadnn/data/dataset.h>
 
+#include "cbed/file_layout.h"
 #include "cbed/shard_layout.h"
 
 namespace cbed::shard {
@@ -36,28 +37,40 @@ struct ShardFile {
   int64_t samples = 0;
   int chunk_rows = 1;  // samples per chunk of `patterns`
   Split split = Split::train;
+  std::vector<std::string> groups;  // format sample_groups: each row's group, in name order
 };
 
 /// A split's shard files, checked when opened: each file exists and is a complete HDF5 file of
-/// this format and version, `patterns` is [N, 3, H, W] float32 with one H x W over all files (and
-/// `expected_size` when given), every label dataset has N rows, space groups are 1..230 and crystal
-/// systems 0..6 matching their group. Every failure is an Error naming the file (and the row and
-/// value for a label). Labels are held in memory; patterns are read on demand.
+/// the layout's format (file_layout.h). Generator shards: this format and version, `patterns` is
+/// [N, 3, H, W] float32, every label dataset has N rows, crystal systems 0..6 matching their
+/// group. Sample groups: every group at the root holds a [3, H, W] float patterns dataset and a
+/// space-group attribute. Both: one H x W over all files (and `expected_size` when given), space
+/// groups 1..230. Every failure is an Error naming the file (and the row or group and the value
+/// for a label). Labels are held in memory; patterns are read on demand.
 class ShardSet {
  public:
   explicit ShardSet(std::vector<std::string> paths,
-                    std::optional<std::array<int, 2>> expected_size = std::nullopt);
+                    std::optional<std::array<int, 2>> expected_size = std::nullopt)
+      : ShardSet(std::move(paths), FileLayout::shards(), expected_size) {}
+  ShardSet(std::vector<std::string> paths, FileLayout layout,
+           std::optional<std::array<int, 2>> expected_size = std::nullopt);
   ~ShardSet();
   ShardSet(ShardSet&&) = default;
   ShardSet& operator=(ShardSet&&) = default;
-  /// The files cbed_<split>_*.h5 in `dir`, in name order (Error when there are none).
+  /// The files of `split` in `dir` (the layout's pattern for it: cbed_<split>_*.h5 by default),
+  /// in name order (Error when there are none).
   static ShardSet open_split(const std::string& dir, Split split,
+                             std::optional<std::array<int, 2>> expected_size = std::nullopt) {
+    return open_split(dir, split, FileLayout::shards(), expected_size);
+  }
+  static ShardSet open_split(const std::string& dir, Split split, const FileLayout& layout,
                              std::optional<std::array<int, 2>> expected_size = std::nullopt);
 
   int64_t size() const { return int64_t(space_group_.size()); }
   int height() const { return height_; }
   int width() const { return width_; }
   const std::vector<ShardFile>& files() const { return files_; }
+  const FileLayout& layout() const { return layout_; }
   /// Per sample (in file order, then row order).
   const std::vector<int32_t>& space_groups() const { return space_group_; }
   const std::vector<int32_t>& crystal_systems() const { return crystal_system_; }
@@ -73,13 +86,14 @@ class ShardSet {
   std::pair<int, int64_t> locate(int64_t i) const;
 
  private:
+  FileLayout layout_;
   std::vector<ShardFile> files_;
   std::vector<int64_t> offsets_;  // per file, its first global index; back() = size()
   int height_ = 0, width_ = 0;
   std::vector<int32_t> space_group_, crystal_system_;
   std::vector<int64_t> material_id_;
-  // Per file, its open `patterns` dataset and file (HDF5 ids, opened on the first read and kept,
-  // so the chunk index is read once); under the HDF5 lock.
+  // Per file, its open `patterns` dataset (generator shards) and file (HDF5 ids, opened on the
+  // first read and kept, so the chunk index is read once); under the HDF5 lock.
   struct OpenFile {
     int64_t file = -1, patterns = -1;
   };
