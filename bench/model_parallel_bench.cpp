@@ -1,10 +1,12 @@
 // Model parallelism (issue 19) against data parallelism on the same ranks: time per training step
 // of one model (an MLP 1024 → 4096 → 1024, batch 64, Adam, mean squared error) under each mode,
 // the time per step spent in communication, and the pipeline's measured idle fraction against the
-// GPipe bubble (p − 1)/(m + p − 1). A spatial-parallel CNN is timed against data parallelism on
+// GPipe bubble (p − 1)/(m + p − 1) and against a replay of the same steps (dist::replay_pipeline:
+// each micro-batch's measured compute, messages taking no time). A spatial-parallel CNN is timed against data parallelism on
 // the same CNN, and the memory a step of each holds per rank is set against one process's on the
 // whole batch. Rank 0 prints one line per mode: medians over `rounds` rounds of `steps` steps.
-//   usage: mpirun -np P exadnn_model_parallel_bench [steps] [rounds] (bench/run_model_parallel.sh)
+//   usage: mpirun -np P exadnn_model_parallel_bench [steps] [rounds] [rows]
+//   (bench/run_model_parallel.sh); rows: samples per pipeline micro-batch (default 8: batch 64)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include "exadnn/dist/environment.h"
 #include "exadnn/dist/parallel_ops.h"
 #include "exadnn/dist/pipeline.h"
+#include "exadnn/dist/pipeline_schedule.h"
 #include "exadnn/dist/sharded_optimizer.h"
 #include "exadnn/dist/spatial_parallel.h"
 #include "exadnn/dist/tensor_parallel.h"
@@ -106,6 +109,7 @@ int main(int argc, char** argv) {
   dist::Environment env(&argc, &argv);
   const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+  const int64_t rows = argc > 3 ? std::atoll(argv[3]) : kBatch / 8;
   set_num_threads(1);
   dist::Communicator comm = dist::Communicator::world();
   const int p = comm.size(), rank = comm.rank();
@@ -173,49 +177,77 @@ int main(int argc, char** argv) {
                [&] { return opt.communication_seconds(); }),
            data.step_s);
   }
-  // Pipeline, both schedules, 8 micro-batches: `model` cut at `boundaries` (empty: balanced by
-  // parameter count); prints every stage's measured idle fraction beside the GPipe bubble.
+  // Pipeline, both schedules, 8 micro-batches of `rows` samples: `model` cut at `boundaries`
+  // (empty: balanced by parameter count); prints every stage's measured idle fraction beside the
+  // GPipe bubble and beside the replay of the same steps' compute with messages taking no time.
+  constexpr int64_t m = 8;
+  const Tensor pipe_x = randn({m * rows, kIn}, TensorOptions(), &gen),
+               pipe_target = randn({m * rows, kIn}, TensorOptions(), &gen);
   const auto pipeline_case = [&](const std::shared_ptr<nn::Sequential>& model,
-                                 std::vector<size_t> boundaries, const char* label,
-                                 const char* remark) {
-    constexpr int64_t m = 8;
+                                 std::vector<size_t> boundaries, const Tensor& input,
+                                 const char* label, const char* remark) {
     for (auto schedule : {dist::PipelineSchedule::gpipe, dist::PipelineSchedule::one_f_one_b}) {
       dist::PipelineParallel pipe(
           *model, comm,
           dist::PipelineOptions().micro_batches(m).schedule(schedule).boundaries(boundaries));
       std::unique_ptr<optim::Optimizer> opt;
       if (!pipe.stage().parameters().empty()) opt = adam(pipe.stage().parameters());
-      double waited = 0;  // the stage's time not computing: messages and the bubble
+      double waited = 0;         // the stage's time not computing: messages and the bubble
+      std::vector<double> each;  // per step run: its m forward then m backward seconds
       const Result r = measure(
           comm, steps, rounds,
           [&] {
             if (opt) opt->zero_grad();
-            pipe.forward_backward(x, target, mse);
-            waited += pipe.last_stats().wall_seconds - pipe.last_stats().busy_seconds;
+            pipe.forward_backward(input, pipe_target, mse);
+            const dist::PipelineStats& st = pipe.last_stats();
+            waited += st.wall_seconds - st.busy_seconds;
+            each.insert(each.end(), st.forward_each.begin(), st.forward_each.end());
+            each.insert(each.end(), st.backward_each.begin(), st.backward_each.end());
             if (opt) opt->step();
           },
           [&] { return waited; }, [&] { return pipe.last_stats().idle_fraction; });
-      // Every stage's idle fraction, gathered to rank 0.
+      // Every stage's idle fraction and compute times, gathered to every rank (all ran the same
+      // number of steps).
+      const auto n = static_cast<int64_t>(each.size());
       Tensor idle = from_vector<double>({r.idle});
-      Tensor all = empty({p}, TensorOptions().dtype(DType::f64));
-      comm.allgather(all, idle).wait();
-      const std::string name =
-          std::string("pipeline ") + label + " " + dist::to_string(schedule) + " m=8";
+      Tensor idles = empty({p}, TensorOptions().dtype(DType::f64));
+      comm.allgather(idles, idle).wait();
+      Tensor times = empty({p * n}, TensorOptions().dtype(DType::f64));
+      comm.allgather(times, from_vector<double>(each)).wait();
+      const std::string name = std::string("pipeline ") + label + " " +
+                               dist::to_string(schedule) + " m=8 x " + std::to_string(rows);
       report(comm, name.c_str(), r, data.step_s);
-      if (rank == 0) {
-        const double bubble = (p - 1.0) / (m + p - 1.0);
-        std::printf("    idle fraction per stage:");
-        for (int s = 0; s < p; ++s) std::printf(" %.3f", all.data<double>()[s]);
-        std::printf("  (bubble (p-1)/(m+p-1) = %.3f; measured/bubble:", bubble);
-        for (int s = 0; s < p; ++s) std::printf(" %.2f", all.data<double>()[s] / bubble);
-        std::printf("; %s)\n", remark);
+      if (rank != 0) continue;
+      // Each step replayed from its stages' compute times: the idle its costs alone imply.
+      const double* t = times.data<double>();
+      std::vector<std::vector<double>> replayed(p);
+      for (int64_t k = 0; k < n / (2 * m); ++k) {
+        std::vector<std::vector<double>> f(p), b(p);
+        for (int s = 0; s < p; ++s) {
+          const double* step_times = t + s * n + k * 2 * m;
+          f[s].assign(step_times, step_times + m);
+          b[s].assign(step_times + m, step_times + 2 * m);
+        }
+        const dist::PipelineReplay replay = dist::replay_pipeline(schedule, f, b);
+        for (int s = 0; s < p; ++s) replayed[s].push_back(replay.idle_fraction[s]);
       }
+      const double bubble = (p - 1.0) / (m + p - 1.0);
+      const double* measured = idles.data<double>();
+      std::printf("    idle fraction per stage:");
+      for (int s = 0; s < p; ++s) std::printf(" %.3f", measured[s]);
+      std::printf("  (bubble (p-1)/(m+p-1) = %.3f; measured/bubble:", bubble);
+      for (int s = 0; s < p; ++s) std::printf(" %.2f", measured[s] / bubble);
+      std::printf("; %s)\n    replayed from each step's compute, messages free:", remark);
+      for (int s = 0; s < p; ++s) std::printf(" %.3f", median(replayed[s]));
+      std::printf("  (measured/replayed:");
+      for (int s = 0; s < p; ++s) std::printf(" %.2f", measured[s] / median(replayed[s]));
+      std::printf(")\n");
     }
   };
   if (p <= 3) {
     // The MLP's three layers: its two Linears cost the same, but the first stage also waits on
     // every activation message and the loss sits on the last.
-    pipeline_case(mlp(), {}, "mlp", "stage costs are unequal here");
+    pipeline_case(mlp(), {}, pipe_x, "mlp", "stage costs are unequal here");
     // Equal stages: 4 x (Linear 1024-1024, Tanh) per stage, so the formula's assumption holds.
     manual_seed(3);
     auto equal = std::make_shared<nn::Sequential>();
@@ -227,7 +259,9 @@ int main(int argc, char** argv) {
         equal->push_back(std::make_shared<nn::Tanh>());
       }
     }
-    pipeline_case(equal, boundaries, "equal", "equal stages: the formula applies");
+    // Equal bodies; the first stage's backward still skips its input's gradient (one of its 8
+    // GEMMs), which the replay accounts for and the formula does not.
+    pipeline_case(equal, boundaries, pipe_x, "equal", "equal stage bodies");
   }
   // Spatial parallel vs data parallel on a CNN: [8, 3, 256, 64] images.
   {

@@ -1,6 +1,7 @@
 // PipelineParallel (dist/pipeline.h): stage cutting, the two schedules, activations and gradients
 // as tagged non-blocking messages (a shape header, then the values), the gathered state.
 #include "exadnn/dist/pipeline.h"
+#include "exadnn/dist/pipeline_schedule.h"
 
 #include <chrono>
 #include <string>
@@ -130,7 +131,10 @@ void PipelineParallel::run_forward(MicroBatch& mb, const Tensor& x, const Tensor
       loss_sum_ += mb.loss.item<double>();
     }
   }
-  stats_.busy_seconds += seconds_since(t0);
+  const double busy = seconds_since(t0);
+  stats_.busy_seconds += busy;
+  stats_.forward_seconds += busy;
+  stats_.forward_each[static_cast<size_t>(mb.index)] = busy;
   if (!is_last()) send_tensor(out.detach(), comm_.rank() + 1, static_cast<int>(2 * mb.index));
 }
 
@@ -147,7 +151,10 @@ void PipelineParallel::run_backward(MicroBatch& mb) {
     mb.loss.backward();
   else
     mb.output.backward(grad);
-  stats_.busy_seconds += seconds_since(t0);
+  const double busy = seconds_since(t0);
+  stats_.busy_seconds += busy;
+  stats_.backward_seconds += busy;
+  stats_.backward_each[static_cast<size_t>(mb.index)] = busy;
   if (!is_first())
     send_tensor(mb.input.grad(), comm_.rank() - 1, static_cast<int>(2 * mb.index + 1));
   mb = MicroBatch{mb.index, {}, {}, {}, {}};  // frees the activations
@@ -162,6 +169,8 @@ double PipelineParallel::forward_backward(const Tensor& x, const Tensor& target,
   EXADNN_CHECK(!is_last() || (target.defined() && target.size(0) == x.size(0)), kWhere,
                "the last stage needs a target of ", x.size(0), " samples");
   stats_ = PipelineStats{};
+  stats_.forward_each.assign(static_cast<size_t>(m), 0.0);
+  stats_.backward_each.assign(static_cast<size_t>(m), 0.0);
   loss_ = &loss;
   loss_sum_ = 0;
   const auto t0 = Clock::now();
@@ -176,18 +185,11 @@ double PipelineParallel::forward_backward(const Tensor& x, const Tensor& target,
     run_backward(mbs[i]);
     --live;
   };
-  if (options_.schedule() == PipelineSchedule::gpipe) {
-    for (int64_t i = 0; i < m; ++i) forward_one(i);
-    for (int64_t i = 0; i < m; ++i) backward_one(i);
-  } else {  // 1F1B: fill the pipe, then one forward and one backward in turn, then drain it
-    const int64_t warmup = std::min<int64_t>(comm_.size() - comm_.rank() - 1, m);
-    int64_t next_forward = 0, next_backward = 0;
-    while (next_forward < warmup) forward_one(next_forward++);
-    while (next_forward < m) {
-      forward_one(next_forward++);
-      backward_one(next_backward++);
-    }
-    while (next_backward < m) backward_one(next_backward++);
+  for (const PipelineOp& op : pipeline_order(options_.schedule(), comm_.rank(), comm_.size(), m)) {
+    if (op.forward)
+      forward_one(op.micro_batch);
+    else
+      backward_one(op.micro_batch);
   }
   for (Work& w : pending_sends_) w.wait();
   pending_sends_.clear();

@@ -1,9 +1,13 @@
 // PipelineParallel against one process on the whole batch (both schedules, with and without
-// recomputation), its activation memory per schedule, the one-process state layout, and the layouts
-// it refuses. Runs on 1, 2, 3 and 4 ranks.
+// recomputation), its activation memory per schedule, its per-micro-batch timings, the
+// one-process state layout, the layouts it refuses, and the replay of a schedule from its costs.
+// Runs on 1, 2, 3 and 4 ranks.
 #include "exadnn/dist/pipeline.h"
 
+#include <numeric>
 #include <tuple>
+
+#include "exadnn/dist/pipeline_schedule.h"
 
 #include "dist_testing.h"
 
@@ -70,6 +74,17 @@ TEST_P(PipelineTest, TrainsLikeOneProcessOnTheWholeBatch) {
     EXPECT_EQ(live, micro_batches);
   else
     EXPECT_LE(live, std::min<int64_t>(micro_batches, comm.size() - comm.rank()));
+  // Every micro-batch's forward and backward was timed, and they add up to the stage's totals.
+  const PipelineStats& stats = pipe.last_stats();
+  ASSERT_EQ(stats.forward_each.size(), static_cast<size_t>(micro_batches));
+  ASSERT_EQ(stats.backward_each.size(), static_cast<size_t>(micro_batches));
+  for (int64_t i = 0; i < micro_batches; ++i) {
+    EXPECT_GT(stats.forward_each[i], 0) << i;
+    EXPECT_GT(stats.backward_each[i], 0) << i;
+  }
+  EXPECT_NEAR(std::accumulate(stats.forward_each.begin(), stats.forward_each.end(), 0.0) +
+                  std::accumulate(stats.backward_each.begin(), stats.backward_each.end(), 0.0),
+              stats.busy_seconds, 1e-9);
   const auto out = values(pipe.forward(b.x)), want = values((*reference)(b.x));
   for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(out[k], want[k], 1e-5);
 }
@@ -118,6 +133,50 @@ TEST(Pipeline, LayoutsThatDoNotFitAreErrorsOnEveryRank) {
       EXPECT_THROW(PipelineParallel(*deep_mlp(), comm, PipelineOptions().boundaries(bad)), Error);
   }
   comm.barrier().wait();  // nobody is left waiting in a message
+}
+
+// Equal stages (forward 1, backward 2 per micro-batch): every stage idles the bubble
+// (p − 1)/(m + p − 1) of a step lasting (m + p − 1)(f + b), under both schedules.
+TEST(Pipeline, ReplayOfEqualStagesGivesTheBubble) {
+  for (int p = 1; p <= 4; ++p)
+    for (int64_t m : {1, 4, 8})
+      for (auto schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+        const std::vector<std::vector<double>> f(p, std::vector<double>(m, 1.0)),
+            b(p, std::vector<double>(m, 2.0));
+        const PipelineReplay r = replay_pipeline(schedule, f, b);
+        EXPECT_DOUBLE_EQ(r.makespan, 3.0 * static_cast<double>(m + p - 1)) << p << " " << m;
+        for (int s = 0; s < p; ++s)
+          EXPECT_NEAR(r.idle_fraction[s], (p - 1.0) / static_cast<double>(m + p - 1), 1e-12)
+              << "p " << p << " m " << m << " stage " << s;
+      }
+}
+
+// Two micro-batches on two stages, the second stage's forward twice as long (worked by hand):
+// stage 0 runs F0 [0, 1], F1 [1, 2]; stage 1 F0 [1, 3], then (GPipe) F1 [3, 5], B0 [5, 6],
+// B1 [6, 7] or (1F1B) B0 [3, 4], F1 [4, 6], B1 [6, 7]; stage 0's backwards end at 8 either way.
+TEST(Pipeline, ReplayWaitsForTheSlowerStage) {
+  const std::vector<std::vector<double>> f = {{1, 1}, {2, 2}}, b = {{1, 1}, {1, 1}};
+  for (auto schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+    const PipelineReplay r = replay_pipeline(schedule, f, b);
+    EXPECT_DOUBLE_EQ(r.makespan, 8.0);
+    EXPECT_DOUBLE_EQ(r.idle_fraction[0], 0.5);   // 4 of 8 busy
+    EXPECT_DOUBLE_EQ(r.idle_fraction[1], 0.25);  // 6 of 8 busy
+  }
+  EXPECT_THROW(replay_pipeline(PipelineSchedule::gpipe, f, {{1, 1}, {1}}), Error);
+}
+
+// The orders PipelineParallel runs: GPipe all forwards then all backwards; 1F1B fills the pipe
+// with p − s − 1 forwards, then alternates; each micro-batch once each way.
+TEST(Pipeline, ScheduleOrdersRunEveryMicroBatchOnceEachWay) {
+  auto text = [](const std::vector<PipelineOp>& ops) {
+    std::string t;
+    for (const PipelineOp& op : ops) t += (op.forward ? "F" : "B") + std::to_string(op.micro_batch);
+    return t;
+  };
+  EXPECT_EQ(text(pipeline_order(PipelineSchedule::gpipe, 0, 2, 3)), "F0F1F2B0B1B2");
+  EXPECT_EQ(text(pipeline_order(PipelineSchedule::one_f_one_b, 0, 3, 4)), "F0F1F2B0F3B1B2B3");
+  EXPECT_EQ(text(pipeline_order(PipelineSchedule::one_f_one_b, 2, 3, 4)), "F0B0F1B1F2B2F3B3");
+  EXPECT_EQ(text(pipeline_order(PipelineSchedule::one_f_one_b, 0, 4, 2)), "F0F1B0B1");
 }
 
 }  // namespace

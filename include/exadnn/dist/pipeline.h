@@ -80,6 +80,11 @@ class PipelineOptions {
 struct PipelineStats {
   double wall_seconds = 0;           ///< the whole step
   double busy_seconds = 0;           ///< this stage's forward and backward compute
+  double forward_seconds = 0;        ///< of which forward (the loss's included on the last stage)
+  double backward_seconds = 0;       ///< and backward (recomputation included)
+  /// Per micro-batch (by index), this stage's forward and backward compute: what a replay of the
+  /// schedule needs to tell the bubble its costs imply from time lost to messages.
+  std::vector<double> forward_each, backward_each;
   double idle_fraction = 0;          ///< 1 − busy / wall
   int64_t max_live_activations = 0;  ///< micro-batches whose forward was kept for backward, at most
 };
