@@ -2,9 +2,10 @@
 // of one model (an MLP 1024 → 4096 → 1024, batch 64, Adam, mean squared error) under each mode,
 // the time per step spent in communication, and the pipeline's measured idle fraction against the
 // GPipe bubble (p − 1)/(m + p − 1) and against a replay of the same steps (dist::replay_pipeline:
-// each micro-batch's measured compute, messages taking no time). A spatial-parallel CNN is timed against data parallelism on
-// the same CNN, and the memory a step of each holds per rank is set against one process's on the
-// whole batch. Rank 0 prints one line per mode: medians over `rounds` rounds of `steps` steps.
+// each micro-batch's measured compute, messages taking no time). A spatial-parallel CNN is timed
+// against data parallelism on the same CNN, and the memory a step of each holds per rank is set
+// against one process's on the whole batch. Rank 0 prints one line per mode: medians over `rounds`
+// rounds of `steps` steps.
 //   usage: mpirun -np P exadnn_model_parallel_bench [steps] [rounds] [rows]
 //   (bench/run_model_parallel.sh); rows: samples per pipeline micro-batch (default 8: batch 64)
 #include <algorithm>
@@ -214,8 +215,8 @@ int main(int argc, char** argv) {
       comm.allgather(idles, idle).wait();
       Tensor times = empty({p * n}, TensorOptions().dtype(DType::f64));
       comm.allgather(times, from_vector<double>(each)).wait();
-      const std::string name = std::string("pipeline ") + label + " " +
-                               dist::to_string(schedule) + " m=8 x " + std::to_string(rows);
+      const std::string name = std::string("pipeline ") + label + " " + dist::to_string(schedule) +
+                               " m=8 x " + std::to_string(rows);
       report(comm, name.c_str(), r, data.step_s);
       if (rank != 0) continue;
       // Each step replayed from its stages' compute times: the idle its costs alone imply.

@@ -30,7 +30,8 @@ std::string FileLayout::problem(const std::map<std::string, std::string>& layout
   const auto format = layout.find("format");
   const bool groups = format != layout.end() && format->second == "sample_groups";
   if (format != layout.end() && !groups && format->second != "shards")
-    return "data.layout.format '" + format->second + "' is unknown (allowed: shards, sample_groups)";
+    return "data.layout.format '" + format->second +
+           "' is unknown (allowed: shards, sample_groups)";
   for (const auto& [key, value] : layout) {
     if (key == "format" || key == "train" || key == "val" || key == "test") continue;
     if (key != "patterns" && key != "space_group" && key != "material")
@@ -46,11 +47,11 @@ FileLayout FileLayout::from_config(const std::map<std::string, std::string>& lay
   const std::string why = problem(layout);
   EXADNN_CHECK(why.empty(), "cbed::FileLayout", why);
   const auto format = layout.find("format");
-  FileLayout l = format != layout.end() && format->second == "sample_groups" ? sample_groups()
-                                                                             : shards();
+  FileLayout l =
+      format != layout.end() && format->second == "sample_groups" ? sample_groups() : shards();
   const std::pair<const char*, std::string FileLayout::*> names[] = {
-      {"train", &FileLayout::train_files}, {"val", &FileLayout::val_files},
-      {"test", &FileLayout::test_files},   {"patterns", &FileLayout::patterns},
+      {"train", &FileLayout::train_files},       {"val", &FileLayout::val_files},
+      {"test", &FileLayout::test_files},         {"patterns", &FileLayout::patterns},
       {"space_group", &FileLayout::space_group}, {"material", &FileLayout::material}};
   for (const auto& [key, member] : names)
     if (auto it = layout.find(key); it != layout.end()) l.*member = it->second;

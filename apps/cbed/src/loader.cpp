@@ -65,8 +65,8 @@ std::mutex& hdf5_lock() {
 }
 
 OpenedFile open_generator_shard(hid_t f, const std::string& path) {
-  EXADNN_CHECK(read_text_attribute(f, "format", path) == kFormat, kWhere, path,
-               ": format is not ", kFormat);
+  EXADNN_CHECK(read_text_attribute(f, "format", path) == kFormat, kWhere, path, ": format is not ",
+               kFormat);
   const int version = read_int_attribute(f, "version", path);
   EXADNN_CHECK(version == kVersion, kWhere, path, ": shard version ", version, ", expected ",
                kVersion);
@@ -84,8 +84,8 @@ OpenedFile open_generator_shard(hid_t f, const std::string& path) {
   EXADNN_CHECK(dims.size() == 4 && dims[1] == 3 && dims[0] >= 1, kWhere, path,
                ": 'patterns' must be [N, 3, H, W] with N >= 1, not of rank ", dims.size());
   h5::Type type(H5Dget_type(patterns.get()));
-  EXADNN_CHECK(H5Tget_class(type.get()) == H5T_FLOAT && H5Tget_size(type.get()) == 4, kWhere,
-               path, ": 'patterns' is not float32");
+  EXADNN_CHECK(H5Tget_class(type.get()) == H5T_FLOAT && H5Tget_size(type.get()) == 4, kWhere, path,
+               ": 'patterns' is not float32");
   opened.height = int(dims[2]);
   opened.width = int(dims[3]);
   h5::Plist dcpl(H5Dget_create_plist(patterns.get()));
@@ -95,13 +95,12 @@ OpenedFile open_generator_shard(hid_t f, const std::string& path) {
   info.chunk_rows = int(chunk[0]);
 
   opened.space_groups = read_column<int32_t>(f, kSpaceGroup, H5T_NATIVE_INT32, dims[0], path);
-  opened.crystal_systems =
-      read_column<int32_t>(f, kCrystalSystem, H5T_NATIVE_INT32, dims[0], path);
+  opened.crystal_systems = read_column<int32_t>(f, kCrystalSystem, H5T_NATIVE_INT32, dims[0], path);
   opened.material_ids = read_column<int64_t>(f, kMaterialId, H5T_NATIVE_INT64, dims[0], path);
   for (hsize_t i = 0; i < dims[0]; ++i) {
     const int32_t group = opened.space_groups[i], system = opened.crystal_systems[i];
-    EXADNN_CHECK(group >= 1 && group <= 230, kWhere, path, ": row ", i, " has space group ",
-                 group, ", outside 1..230");
+    EXADNN_CHECK(group >= 1 && group <= 230, kWhere, path, ": row ", i, " has space group ", group,
+                 ", outside 1..230");
     EXADNN_CHECK(system == int(crystal_system(group)), kWhere, path, ": row ", i,
                  " has crystal system ", system, ", but space group ", group, " is ",
                  crystal_system_name(crystal_system(group)));
@@ -122,10 +121,9 @@ ShardSet::ShardSet(std::vector<std::string> paths, FileLayout layout,
     EXADNN_CHECK(file.valid(), kWhere, "shard ", path, " (", std::filesystem::file_size(path),
                  " bytes) cannot be opened as HDF5: truncated or "
                  "not an HDF5 file");
-    OpenedFile opened =
-        layout_.format == FileLayout::Format::shards
-            ? open_generator_shard(file.get(), path)
-            : open_sample_group_file(file.get(), path, layout_, offsets_.back());
+    OpenedFile opened = layout_.format == FileLayout::Format::shards
+                            ? open_generator_shard(file.get(), path)
+                            : open_sample_group_file(file.get(), path, layout_, offsets_.back());
     const int h = opened.height, w = opened.width;
     const char* what = layout_.format == FileLayout::Format::shards ? "shard" : "file";
     if (expected)
@@ -134,12 +132,10 @@ ShardSet::ShardSet(std::vector<std::string> paths, FileLayout layout,
     if (files_.empty()) height_ = h, width_ = w;
     EXADNN_CHECK(h == height_ && w == width_, kWhere, path, ": patterns are ", h, " x ", w,
                  ", the first ", what, "'s ", height_, " x ", width_);
-    space_group_.insert(space_group_.end(), opened.space_groups.begin(),
-                        opened.space_groups.end());
+    space_group_.insert(space_group_.end(), opened.space_groups.begin(), opened.space_groups.end());
     crystal_system_.insert(crystal_system_.end(), opened.crystal_systems.begin(),
                            opened.crystal_systems.end());
-    material_id_.insert(material_id_.end(), opened.material_ids.begin(),
-                        opened.material_ids.end());
+    material_id_.insert(material_id_.end(), opened.material_ids.begin(), opened.material_ids.end());
     files_.push_back(std::move(opened.info));
     offsets_.push_back(offsets_.back() + files_.back().samples);
   }

@@ -4,11 +4,12 @@
 //   data: {dataset: cbed-space-group, path: cbed_shards, stream: {buffer_mb: 64}}
 //   data: {dataset: cbed-space-group, path: /data/ornl_cbed, layout: {format: sample_groups}}
 // `path` is the generator's folder (or, with `layout`, a folder of files in another layout:
-// file_layout.h); the training set is its train split, the test set its test split, each a ShardDataset (patterns read from the shards per batch by the DataLoader's
-// prefetch thread, never the whole split in memory). With `stream` the training batches come
-// from a ShardStream instead: blocks shuffled across the shards into a buffer of at most
-// buffer_mb MiB, each data-parallel rank reading its own share of the samples. Inputs are put on
-// the classifiers' log scale per pattern (pattern_scale.h) as each batch is made.
+// file_layout.h); the training set is its train split, the test set its test split, each a
+// ShardDataset (patterns read from the shards per batch by the DataLoader's prefetch thread, never
+// the whole split in memory). With `stream` the training batches come from a ShardStream instead:
+// blocks shuffled across the shards into a buffer of at most buffer_mb MiB, each data-parallel rank
+// reading its own share of the samples. Inputs are put on the classifiers' log scale per pattern
+// (pattern_scale.h) as each batch is made.
 #include <exadnn/core/error.h>
 #include <exadnn/train/datasets.h>
 

@@ -51,8 +51,8 @@ int32_t space_group_of(hid_t group, const std::string& name, const std::string& 
     while (b < e && std::isspace(static_cast<unsigned char>(text[b]))) ++b;
     while (e > b && std::isspace(static_cast<unsigned char>(text[e - 1]))) --e;
     const auto [end, error] = std::from_chars(text.data() + b, text.data() + e, value);
-    EXADNN_CHECK(b < e && error == std::errc() && end == text.data() + e, kWhere, path,
-                 ": group '", group_name, "' has space group '", text, "', not a number");
+    EXADNN_CHECK(b < e && error == std::errc() && end == text.data() + e, kWhere, path, ": group '",
+                 group_name, "' has space group '", text, "', not a number");
   }
   EXADNN_CHECK(value >= 1 && value <= 230, kWhere, path, ": group '", group_name,
                "' has space group ", value, ", outside 1..230");
@@ -96,8 +96,8 @@ OpenedFile open_sample_group_file(hid_t file, const std::string& path, const Fil
     EXADNN_CHECK(H5Tget_class(type.get()) == H5T_FLOAT, kWhere, path, ": '", dataset,
                  "' is not floating point");
     if (row == 0) opened.height = int(dims[1]), opened.width = int(dims[2]);
-    EXADNN_CHECK(int(dims[1]) == opened.height && int(dims[2]) == opened.width, kWhere, path,
-                 ": '", dataset, "' is 3 x ", dims[1], " x ", dims[2], ", the file's first ",
+    EXADNN_CHECK(int(dims[1]) == opened.height && int(dims[2]) == opened.width, kWhere, path, ": '",
+                 dataset, "' is 3 x ", dims[1], " x ", dims[2], ", the file's first ",
                  opened.height, " x ", opened.width);
     const int32_t space_group = space_group_of(group.get(), layout.space_group, path, name);
     opened.space_groups.push_back(space_group);
@@ -120,9 +120,9 @@ void read_sample_groups(hid_t file, const ShardFile& info, const std::string& pa
     const std::string dataset = info.groups[size_t(first + r)] + "/" + patterns;
     h5::Dataset set(H5Dopen2(file, dataset.c_str(), H5P_DEFAULT));
     const auto dims = dims_of(set.get(), dataset, info.path);
-    EXADNN_CHECK(dims.size() == 3 && dims[0] == 3 && int(dims[1]) == height &&
-                     int(dims[2]) == width,
-                 kWhere, info.path, ": '", dataset, "' changed shape since it was opened");
+    EXADNN_CHECK(
+        dims.size() == 3 && dims[0] == 3 && int(dims[1]) == height && int(dims[2]) == width, kWhere,
+        info.path, ": '", dataset, "' changed shape since it was opened");
     if (H5Dread(set.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
                 out + size_t(r) * per_sample) < 0)
       throw exadnn::Error(kWhere, info.path + ": reading '" + dataset +

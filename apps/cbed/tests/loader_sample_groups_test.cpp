@@ -2,8 +2,8 @@
 // the attributes `space_group`, as text, and `material`, as h5py writes them) load unchanged
 // through `data.layout: {format: sample_groups}`: by index and streamed, through `exadnn train`,
 // with every malformed file an Error naming the file, group and value.
-#include <hdf5.h>
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <exadnn/train/config.h>
 #include <exadnn/train/trainer.h>
@@ -30,7 +30,7 @@ struct Sample {
   std::string space_group;  // written as text; "" writes `space_group_number` as an integer
   int space_group_number = 0;
   std::string material;
-  float first_pixel = 0;         // pixel i of the stack holds first_pixel + i
+  float first_pixel = 0;          // pixel i of the stack holds first_pixel + i
   bool double_precision = false;  // f64 stack (the loader converts)
   bool variable_length = false;   // strings variable-length (h5py's str) instead of fixed
   std::vector<hsize_t> dims = {3, kSize, kSize};
@@ -96,7 +96,6 @@ std::string ornl_folder(const std::string& name) {
   write_file(dir + "/batch_test_0.h5", {{"sample_0_0", "62", 0, "Fe3C", 5000}});
   return dir;
 }
-
 
 TEST(SampleGroupFiles, OpenUnchangedInTheirLayout) {
   const std::string dir = ornl_folder("ornl_open");
@@ -195,8 +194,7 @@ TEST(SampleGroupFiles, RefuseBadFilesNamingFileGroupAndValue) {
   Sample two_patterns{"sample_0_0", "225", 0, "Cu", 0};
   two_patterns.dims = {2, kSize, kSize};
   e = refusal({two_patterns});
-  EXPECT_NE(e.find("'sample_0_0/cbed_stack' is [2, 8, 8], not [3, H, W]"), std::string::npos)
-      << e;
+  EXPECT_NE(e.find("'sample_0_0/cbed_stack' is [2, 8, 8], not [3, H, W]"), std::string::npos) << e;
   Sample smaller{"sample_0_1", "225", 0, "Cu", 0};
   smaller.dims = {3, 4, 4};
   e = refusal({{"sample_0_0", "225", 0, "Cu", 0}, smaller});

@@ -36,7 +36,6 @@ exadnn::train::TrainConfig config(const std::string& dir, const std::string& str
                                      "stream.yaml");
 }
 
-
 TEST(ShardStreamTraining, OneStreamedEpochTrainsOnEverySample) {
   const std::string dir = small_shards("stream_train");
   exadnn::train::Trainer trainer(config(dir, "{buffer_mb: 1}"));

@@ -20,7 +20,6 @@ using testing::error_of;
 using testing::temp_dir;
 using testing::write_test_shard;
 
-
 TEST(ShardLayout, SplitsAreDisjointByMaterialAndCoverThemAll) {
   const SplitPlan plan = plan_splits(103, 0.8, 0.1, {3, 2, 1}, 5);
   EXPECT_EQ(plan.materials[0].size(), 82u);

@@ -78,10 +78,10 @@ class PipelineOptions {
 
 /// What the last step measured on this rank.
 struct PipelineStats {
-  double wall_seconds = 0;           ///< the whole step
-  double busy_seconds = 0;           ///< this stage's forward and backward compute
-  double forward_seconds = 0;        ///< of which forward (the loss's included on the last stage)
-  double backward_seconds = 0;       ///< and backward (recomputation included)
+  double wall_seconds = 0;      ///< the whole step
+  double busy_seconds = 0;      ///< this stage's forward and backward compute
+  double forward_seconds = 0;   ///< of which forward (the loss's included on the last stage)
+  double backward_seconds = 0;  ///< and backward (recomputation included)
   /// Per micro-batch (by index), this stage's forward and backward compute: what a replay of the
   /// schedule needs to tell the bubble its costs imply from time lost to messages.
   std::vector<double> forward_each, backward_each;

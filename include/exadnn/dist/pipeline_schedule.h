@@ -27,8 +27,8 @@ std::vector<PipelineOp> pipeline_order(PipelineSchedule schedule, int stage, int
 /// there (forward of micro-batch i on stage s after that forward on s − 1; backward of i on s
 /// after that backward on s + 1), and lasts its given time.
 struct PipelineReplay {
-  double makespan = 0;                 ///< the last op's end
-  std::vector<double> idle_fraction;   ///< per stage: 1 − its compute / makespan
+  double makespan = 0;                ///< the last op's end
+  std::vector<double> idle_fraction;  ///< per stage: 1 − its compute / makespan
 };
 
 /// Replays one step: forward[s][i] and backward[s][i] are stage s's seconds for micro-batch i
