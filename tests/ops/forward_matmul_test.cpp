@@ -79,6 +79,7 @@ TEST_P(ForwardMatmul, TransposedViews) {
   // the transpose of a column slice (leading dimension larger than the matrix)
   const Tensor e = make(operand(t, 4 * 9, 26), {4, 9}, t);
   EXPECT_TRUE(check(e.narrow(1, 2, 3).t(), b2)) << "transposed column slice, " << dtype_name(t);
+  EXPECT_TRUE(check(a2, e.narrow(1, 2, 4).t())) << "· transposed column slice, " << dtype_name(t);
 }
 
 TEST_P(ForwardMatmul, StridedAndSlicedOperands) {
@@ -122,8 +123,11 @@ TEST_P(ForwardMatmul, LargeMultithreaded) {
   const Tensor at = make(operand(t, 130 * 70, 52), {130, 70}, t);
   const Tensor bt = make(operand(t, 90 * 130, 53), {90, 130}, t);
   EXPECT_TRUE(check(at.t(), bt.t())) << "transposed, " << dtype_name(t);
+  // a Linear layer's forward x·Wᵀ (f32: oneDNN's matmul primitive, onednn_matmul.h)
+  EXPECT_TRUE(check(a, bt.t())) << "a · b.t(), " << dtype_name(t);
   const Tensor batch = make(operand(t, 4 * 70 * 130, 54), {4, 70, 130}, t);
   EXPECT_TRUE(check(batch, b)) << "batched · shared, " << dtype_name(t);
+  EXPECT_TRUE(check(batch, bt.t())) << "batched · shared transposed, " << dtype_name(t);
 }
 
 INSTANTIATE_TEST_SUITE_P(GemmDTypes, ForwardMatmul,

@@ -1,4 +1,5 @@
-// CPU GEMM kernels: f32 through oneDNN or CBLAS (or at the precision GemmArgs asks for, in
+// CPU GEMM kernels: f32 through oneDNN (dnnl_sgemm, or its matmul primitive for a transposed B:
+// onednn_matmul.h) or CBLAS (or at the precision GemmArgs asks for, in
 // half_gemm.cpp), f64 through CBLAS, 16-bit floats with f32 sums (half_gemm.cpp), integers by a
 // blocked loop.
 #include <cblas.h>
@@ -13,6 +14,7 @@
 #include "gemm_provider.h"
 #include "loops.h"
 #include "omp_team.h"
+#include "onednn_matmul.h"
 
 namespace exadnn::cpu {
 
@@ -89,6 +91,8 @@ void gemm_integer(const GemmArgs& g) {
 
 void sgemm(const GemmArgs& g) {
   if (gemm_provider() == GemmProvider::onednn) {
+    using dt = dnnl::memory::data_type;
+    if (prefers_onednn_matmul(g)) return onednn_matmul(g, dt::f32, dt::f32);
     const ExactTeamScope team;  // dnnl_sgemm splits for the team it asks for (omp_team.h)
     const dnnl_status_t st = dnnl_sgemm(
         g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k, static_cast<float>(g.alpha),

@@ -25,6 +25,7 @@
 #include "gemm_impl.h"
 #include "loops.h"
 #include "onednn_context.h"
+#include "onednn_matmul.h"
 
 namespace exadnn::cpu {
 
@@ -34,76 +35,10 @@ using onednn::memory;
 
 constexpr int64_t kChunk = 256;  // elements converted per step of a row (stack buffers)
 
-// --- oneDNN bf16 matmul -------------------------------------------------------------------------
-
-struct MatmulKey {
-  int64_t m, n, k, lda, ldb, ldc;
-  bool trans_a, trans_b, bf16_out;
-  float alpha, beta;
-  bool operator==(const MatmulKey&) const = default;
-};
-struct MatmulKeyHash {
-  size_t operator()(const MatmulKey& k) const {
-    return onednn::hash_ints({k.m, k.n, k.k, k.lda, k.ldb, k.ldc, k.trans_a, k.trans_b, k.bf16_out,
-                              std::bit_cast<int32_t>(k.alpha), std::bit_cast<int32_t>(k.beta)});
-  }
-};
-struct MatmulPrimitive {
-  dnnl::matmul prim;
-  memory::desc a, b, c, scratchpad;
-};
-
-onednn::PrimitiveCache<MatmulKey, MatmulPrimitive, MatmulKeyHash>& matmul_cache() {
-  static onednn::PrimitiveCache<MatmulKey, MatmulPrimitive, MatmulKeyHash> cache;
-  return cache;
-}
-
-MatmulPrimitive make_matmul(const MatmulKey& k) {
-  using dt = memory::data_type;
-  MatmulPrimitive p;
-  p.a = memory::desc({k.m, k.k}, dt::bf16,
-                     k.trans_a ? memory::dims{1, k.lda} : memory::dims{k.lda, 1});
-  p.b = memory::desc({k.k, k.n}, dt::bf16,
-                     k.trans_b ? memory::dims{1, k.ldb} : memory::dims{k.ldb, 1});
-  p.c = memory::desc({k.m, k.n}, k.bf16_out ? dt::bf16 : dt::f32, memory::dims{k.ldc, 1});
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  if (k.alpha != 1.0f) attr.set_output_scales(0, {k.alpha});
-  if (k.beta != 0.0f) {
-    dnnl::post_ops ops;
-    ops.append_sum(k.beta);
-    attr.set_post_ops(ops);
-  }
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p.a, p.b, p.c), attr, onednn::engine());
-  p.scratchpad = pd.scratchpad_desc();
-  p.prim = dnnl::matmul(pd);
-  return p;
-}
-
 // C = alpha·op(A)·op(B) + beta·C with bf16 A and B; C is bf16 or f32.
 void bf16_matmul(const GemmArgs& g, bool bf16_out) {
-  const MatmulKey key{g.m,
-                      g.n,
-                      g.k,
-                      g.lda,
-                      g.ldb,
-                      g.ldc,
-                      g.trans_a,
-                      g.trans_b,
-                      bf16_out,
-                      static_cast<float>(g.alpha),
-                      static_cast<float>(g.beta)};
-  onednn::guarded("gemm", [&] {
-    const auto p = matmul_cache().get(key, [&] { return make_matmul(key); });
-    onednn::Scratch scratch;
-    std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, memory(p->a, onednn::engine(), const_cast<void*>(g.a))},
-        {DNNL_ARG_WEIGHTS, memory(p->b, onednn::engine(), const_cast<void*>(g.b))},
-        {DNNL_ARG_DST, memory(p->c, onednn::engine(), g.c)}};
-    scratch.add_scratchpad(p->scratchpad, args);
-    p->prim.execute(onednn::stream(), args);
-    onednn::stream().wait();
-  });
+  using dt = memory::data_type;
+  onednn_matmul(g, dt::bf16, bf16_out ? dt::bf16 : dt::f32);
 }
 
 // --- packing operands into pieces ---------------------------------------------------------------
