@@ -4,12 +4,15 @@
 // with every malformed file an Error naming the file, group and value.
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <sys/wait.h>
 
 #include <exadnn/train/config.h>
 #include <exadnn/train/trainer.h>
 
+#include <cstdio>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cbed/loader.h"
@@ -96,6 +99,48 @@ std::string ornl_folder(const std::string& name) {
   write_file(dir + "/batch_test_0.h5", {{"sample_0_0", "62", 0, "Fe3C", 5000}});
   return dir;
 }
+
+#ifdef EXADNN_CBED_SHARDS_TOOL
+// The tool's output and exit code for `args`.
+std::pair<std::string, int> run_tool(const std::string& args) {
+  const std::string command = std::string(EXADNN_CBED_SHARDS_TOOL) + " " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string out;
+  char buffer[256];
+  while (pipe && std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  const int status = pipe ? pclose(pipe) : -1;
+  return {out, WIFEXITED(status) ? WEXITSTATUS(status) : -1};
+}
+
+TEST(SampleGroupFiles, CheckToolReadsThemAndReportsMaterialsInTwoSplits) {
+  const std::string dir = ornl_folder("ornl_check");
+  write_file(dir + "/batch_dev_0.h5", {{"sample_0_0", "12", 0, "Al2O3", 0}});
+  auto [out, code] = run_tool("check " + dir + " --format sample_groups --materials 5");
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("train: 2 files, 5 samples [5, 3, 8, 8], 3 materials, 3 space groups"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("splits disjoint by material: 5 materials"), std::string::npos) << out;
+  // A wrong expected count fails, naming both counts.
+  std::tie(out, code) = run_tool("check " + dir + " --format sample_groups --materials 6");
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("5 materials over all splits, expected 6"), std::string::npos) << out;
+  // Cu in the test split as well: reported, not refused (the files are not ours to fix).
+  write_file(dir + "/batch_test_0.h5", {{"sample_0_0", "225", 0, "Cu", 0}});
+  std::tie(out, code) = run_tool("check " + dir + " --format sample_groups");
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("warning: 1 of its materials also appear in an earlier split"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("splits NOT disjoint by material: 4 materials, 1 in more than one split"),
+            std::string::npos)
+      << out;
+  // The generator's format still needs --materials.
+  std::tie(out, code) = run_tool("check " + dir);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("--materials is required for the shards format"), std::string::npos) << out;
+}
+#endif
 
 TEST(SampleGroupFiles, OpenUnchangedInTheirLayout) {
   const std::string dir = ornl_folder("ornl_open");
