@@ -16,16 +16,16 @@ cat log.txt
 [[ $(grep -c "^\[cbed_generate\] shards/cbed_.*rank [01] of 2 wrote" log.txt) == 8 ]] ||
   { echo "FAIL: expected 4 shards x 2 ranks in the log" >&2; exit 1; }
 "$shards" check shards --materials 24 --size 32 | tee check.txt
-grep -q "^train: 2 shards, 19 samples \[19, 3, 32, 32\]" check.txt
-grep -q "^val: 1 shards, 1 samples" check.txt
-grep -q "^test: 1 shards, 4 samples" check.txt
-grep -q "splits disjoint by material: 24 materials, each once" check.txt
+grep -q "^train: 2 files, 19 samples \[19, 3, 32, 32\]" check.txt
+grep -q "^val: 1 files, 1 samples" check.txt
+grep -q "^test: 1 files, 4 samples" check.txt
+grep -q "splits disjoint by material: 24 materials, each in one split" check.txt
 # The check can fail: a train shard copied into the test split shares its materials.
 mkdir -p leaky && cp shards/*.h5 leaky/ && cp shards/cbed_train_000.h5 leaky/cbed_test_001.h5
 if "$shards" check leaky --materials 24 > leaky.txt 2>&1; then
   echo "FAIL: a material in two splits went unnoticed" >&2; exit 1
 fi
-grep -q "appears twice (splits must be disjoint by material)" leaky.txt
+grep -q "of split test appears in an earlier split (splits must be disjoint)" leaky.txt
 "$shards" picture shards train 0 stack.png --scale 4
 [[ -s stack.png ]] || { echo "FAIL: no stack.png" >&2; exit 1; }
 # The same `exadnn` that wrote them (libhdf5_openmpi) trains on them (libhdf5_serial): one epoch.
