@@ -22,8 +22,13 @@ struct Layer {
   std::vector<float> x, w, y;  // [rows, in], [out, in], [rows, out]; y doubles as dy
   std::vector<float> result;   // the pass's output (largest of the three)
   Layer(int64_t r, int64_t i, int64_t o)
-      : rows(r), in(i), out(o), x(size_t(r * i), 0.5f), w(size_t(o * i), 0.25f),
-        y(size_t(r * o), 0.125f), result(size_t(std::max({r * o, r * i, o * i})), 0.f) {}
+      : rows(r),
+        in(i),
+        out(o),
+        x(size_t(r * i), 0.5f),
+        w(size_t(o * i), 0.25f),
+        y(size_t(r * o), 0.125f),
+        result(size_t(std::max({r * o, r * i, o * i})), 0.f) {}
 };
 
 // M, N, K and the operands of `pass` in row-major GEMM terms: C [M, N] = op(A) [M, K] · op(B).
@@ -35,9 +40,12 @@ struct Gemm {
 
 Gemm gemm_of(const Layer& l, int pass) {
   switch (pass) {
-    case 0: return {'N', 'T', l.rows, l.out, l.in, l.in, l.in, l.x.data(), l.w.data()};
-    case 1: return {'N', 'N', l.rows, l.in, l.out, l.out, l.in, l.y.data(), l.w.data()};
-    default: return {'T', 'N', l.out, l.in, l.rows, l.out, l.in, l.y.data(), l.x.data()};
+    case 0:
+      return {'N', 'T', l.rows, l.out, l.in, l.in, l.in, l.x.data(), l.w.data()};
+    case 1:
+      return {'N', 'N', l.rows, l.in, l.out, l.out, l.in, l.y.data(), l.w.data()};
+    default:
+      return {'T', 'N', l.out, l.in, l.rows, l.out, l.in, l.y.data(), l.x.data()};
   }
 }
 

@@ -64,8 +64,17 @@ MatmulPrimitive make_matmul(const MatmulKey& k) {
 }  // namespace
 
 void onednn_matmul(const GemmArgs& g, memory::data_type in, memory::data_type out) {
-  const MatmulKey key{g.m,       g.n,       g.k, g.lda, g.ldb, g.ldc, g.trans_a,
-                      g.trans_b, in,        out, static_cast<float>(g.alpha),
+  const MatmulKey key{g.m,
+                      g.n,
+                      g.k,
+                      g.lda,
+                      g.ldb,
+                      g.ldc,
+                      g.trans_a,
+                      g.trans_b,
+                      in,
+                      out,
+                      static_cast<float>(g.alpha),
                       static_cast<float>(g.beta)};
   onednn::guarded("gemm", [&] {
     const auto p = matmul_cache().get(key, [&] { return make_matmul(key); });
