@@ -11,33 +11,27 @@
 //   split_bf16: C = A0·B0 + 2^-8·([A0 A1]·[B1; B0]) + 2^-16·([A0 A1 A2]·[B2; B1; B0])   (6)
 // The small groups run first and the next GEMM adds onto C (beta = 1), so C is rounded in order
 // of increasing magnitude.
-#include <oneapi/dnnl/dnnl.hpp>
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "exadnn/core/half_convert.h"
 #include "exadnn/core/storage.h"
 #include "gemm_impl.h"
 #include "loops.h"
-#include "onednn_context.h"
 #include "onednn_matmul.h"
 
 namespace exadnn::cpu {
 
 namespace {
 
-using onednn::memory;
-
 constexpr int64_t kChunk = 256;  // elements converted per step of a row (stack buffers)
 
 // C = alpha·op(A)·op(B) + beta·C with bf16 A and B; C is bf16 or f32.
 void bf16_matmul(const GemmArgs& g, bool bf16_out) {
-  using dt = memory::data_type;
+  using dt = dnnl::memory::data_type;
   onednn_matmul(g, dt::bf16, bf16_out ? dt::bf16 : dt::f32);
 }
 
