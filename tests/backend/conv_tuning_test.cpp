@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/cpu/conv_tuning.h"
+#include "backend/cpu/nn_impl.h"
 #include "exadnn/exadnn.h"
 #include "scratch_dir.h"
 #include "testing.h"
@@ -120,4 +121,33 @@ TEST(ConvWisdomPath, NoneKeepsRoutesInTheProcessOnly) {
   ::setenv("EXADNN_CONV_WISDOM", "/some/file", 1);
   EXPECT_EQ(cpu::conv_wisdom_path(), "/some/file");
   ::unsetenv("EXADNN_CONV_WISDOM");
+}
+
+// oneDNN 2.6's channels-last backward-weights kernel for a strided 1x1 convolution with fewer
+// than 16 input channels (jit_1x1:avx512_core) writes up to ~2 KB past its scratchpad when the
+// batch is odd and two threads share it: the downsampling shortcut of a narrow ResNet, which the
+// route measurement tries in every layout. Every layout must give the exact gradient and leave
+// the heap alone (the scratch guards would throw).
+TEST(OnednnConvLayouts, StridedOneByOneBackwardWeightsIsExactInEveryLayout) {
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  for (int64_t n : {1, 5, 23, 32})
+    for (int64_t c : {3, 8, 16}) {
+      Conv2dGeometry g;
+      g.n = n, g.c = c, g.h = g.w = 32, g.o = 16, g.kh = g.kw = 1, g.oh = g.ow = 16;
+      g.stride_h = g.stride_w = 2;
+      const Tensor x = sixteenths({n, c, 32, 32}, 1).detach();
+      const Tensor grad_out = sixteenths({n, 16, 16, 16}, 2).detach();
+      const Tensor expected = zeros({16, c, 1, 1}, TensorOptions(DType::f32));
+      cpu::native::conv2d_backward_weights<float>(g, expected, Tensor(), grad_out, x);
+      for (auto layout : {cpu::onednn::ConvLayout::plain, cpu::onednn::ConvLayout::blocked,
+                          cpu::onednn::ConvLayout::nhwc}) {
+        const Tensor got = zeros({16, c, 1, 1}, TensorOptions(DType::f32));
+        ASSERT_NO_THROW(cpu::onednn::conv2d_backward_weights(g, got, Tensor(), grad_out, x, layout))
+            << "n " << n << " c " << c << " layout " << static_cast<int>(layout);
+        EXPECT_EQ(exadnn::testing::values(got), exadnn::testing::values(expected))
+            << "n " << n << " c " << c << " layout " << static_cast<int>(layout);
+      }
+    }
+  set_num_threads(threads);
 }

@@ -99,6 +99,7 @@ void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tenso
     scratch.add_scratchpad(e->scratchpad, args);
     e->prim.execute(stream(), args);
     stream().wait();
+    scratch.check_guards("batch_norm");
   });
 }
 
@@ -143,6 +144,7 @@ void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const
     scratch.add_scratchpad(e->scratchpad, args);
     e->prim.execute(stream(), args);
     stream().wait();
+    scratch.check_guards("batch_norm");
   });
 }
 

@@ -1,5 +1,7 @@
 #include "onednn_context.h"
 
+#include <cstring>
+
 namespace exadnn::cpu::onednn {
 
 const dnnl::engine& engine() {
@@ -44,10 +46,28 @@ memory wrap(const memory::desc& md, const Tensor& t) {
   return memory(md, engine(), t.data_ptr());
 }
 
+namespace {
+constexpr unsigned char kGuardByte = 0xA5;
+}
+
 memory Scratch::make(const memory::desc& md) {
   const size_t bytes = std::max<size_t>(md.get_size(), 64);
-  blocks_.push_back(Storage::allocate(bytes, Device::cpu(), MemoryKind::host));
-  return memory(md, engine(), blocks_.back()->data());
+  auto storage = Storage::allocate(bytes + kGuardBytes, Device::cpu(), MemoryKind::host);
+  std::memset(static_cast<unsigned char*>(storage->data()) + bytes, kGuardByte, kGuardBytes);
+  blocks_.push_back({storage, bytes});
+  return memory(md, engine(), storage->data());
+}
+
+void Scratch::check_guards(const char* op) const {
+  for (const Block& b : blocks_) {
+    const auto* guard = static_cast<const unsigned char*>(b.storage->data()) + b.bytes;
+    size_t last = 0;  // 1 + the furthest guard byte changed
+    for (size_t i = 0; i < kGuardBytes; ++i)
+      if (guard[i] != kGuardByte) last = i + 1;
+    if (last > 0)
+      throw Error(op, detail::cat("oneDNN wrote at least ", last, " bytes past the end of its ",
+                                  b.bytes, "-byte buffer (a oneDNN bug; the heap may be corrupt)"));
+  }
 }
 
 void Scratch::add_scratchpad(const memory::desc& md, std::unordered_map<int, memory>& args) {

@@ -52,9 +52,21 @@ class Scratch {
   memory make(const memory::desc& md);
   /// Adds DNNL_ARG_SCRATCHPAD memory of `md` to args when the primitive needs any.
   void add_scratchpad(const memory::desc& md, std::unordered_map<int, memory>& args);
+  /// Throws an Error naming `op` if a primitive wrote past the end of one of these buffers (into
+  /// the guard bytes after each). Call after the stream has finished. A JIT kernel's write is
+  /// invisible to AddressSanitizer; this turns such a library bug (one is dodged in
+  /// onednn_conv.cpp) into an error instead of a corrupt heap.
+  void check_guards(const char* op) const;
+
+  /// Bytes after each buffer that must stay untouched.
+  static constexpr size_t kGuardBytes = 4096;
 
  private:
-  std::vector<std::shared_ptr<Storage>> blocks_;
+  struct Block {
+    std::shared_ptr<Storage> storage;
+    size_t bytes;  // what the primitive may use; the guard follows
+  };
+  std::vector<Block> blocks_;
 };
 
 /// How one tensor argument of a primitive travels between exadnn's plain layout (`user`) and the

@@ -46,6 +46,16 @@ ConvLayout forced_layout() {
 // pass of the CNN's layers. Blocked (nChw16c) is best overall; channels-last is ~15% faster for
 // the forward pass once there are enough input channels (oneDNN's brgconv kernels); backward data
 // with very few input channels (a first layer's input gradient) is 5x faster plain.
+// oneDNN 2.6's channels-last backward-weights kernel for a strided 1x1 convolution with input
+// channels not a multiple of 16 (jit_1x1:avx512_core) writes up to ~4 KB past its scratchpad
+// when the batch is odd and two or more threads share it (its gradient is right; the heap is
+// not). Measured with a guarded scratchpad over batches 1-32, 1-64 channels, strides 1-3:
+// only stride > 1, kernel 1x1, channels below 16 (tests/backend/conv_tuning_test.cpp).
+bool nhwc_backward_weights_overruns(const Conv2dGeometry& g, Pass pass) {
+  return pass == Pass::backward_weights && g.kh == 1 && g.kw == 1 &&
+         (g.stride_h > 1 || g.stride_w > 1) && g.c % 16 != 0;
+}
+
 ActLayout resolve(ConvLayout requested, const Conv2dGeometry& g, Pass pass) {
   if (requested == ConvLayout::automatic) requested = forced_layout();
   switch (requested) {
@@ -53,8 +63,8 @@ ActLayout resolve(ConvLayout requested, const Conv2dGeometry& g, Pass pass) {
       return ActLayout::plain;
     case ConvLayout::blocked:
       return ActLayout::blocked;
-    case ConvLayout::nhwc:
-      return ActLayout::nhwc;
+    case ConvLayout::nhwc:  // blocked where oneDNN's channels-last kernel overruns its buffer
+      return nhwc_backward_weights_overruns(g, pass) ? ActLayout::blocked : ActLayout::nhwc;
     default:
       break;
   }
@@ -249,6 +259,7 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
     e->prim.execute(stream(), args);
     e->dst.finish(dst, out, scratch);
     stream().wait();
+    scratch.check_guards("conv2d");
   });
 }
 
@@ -268,6 +279,7 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
     e->prim.execute(stream(), args);
     e->diff_src.finish(ds, grad_x, scratch);
     stream().wait();
+    scratch.check_guards("conv2d");
   });
 }
 
@@ -289,6 +301,7 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
     e->prim.execute(stream(), args);
     e->diff_weights.finish(dw, grad_weight, scratch);
     stream().wait();
+    scratch.check_guards("conv2d");
   });
 }
 

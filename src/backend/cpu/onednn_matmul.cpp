@@ -86,6 +86,7 @@ void onednn_matmul(const GemmArgs& g, memory::data_type in, memory::data_type ou
     scratch.add_scratchpad(p->scratchpad, args);
     p->prim.execute(onednn::stream(), args);
     onednn::stream().wait();
+    scratch.check_guards("gemm");
   });
 }
 

@@ -114,6 +114,7 @@ Tensor pool2d_forward(const Pool2dGeometry& g0, const Tensor& out, const Tensor&
     scratch.add_scratchpad(e->scratchpad, args);
     e->prim.execute(stream(), args);
     stream().wait();
+    scratch.check_guards("pool2d");
     return workspace;
   });
 }
@@ -141,6 +142,7 @@ void pool2d_backward(const Pool2dGeometry& g0, const Tensor& grad_x, const Tenso
     scratch.add_scratchpad(e->scratchpad, args);
     e->prim.execute(stream(), args);
     stream().wait();
+    scratch.check_guards("pool2d");
   });
 }
 
