@@ -48,7 +48,9 @@ Run train_once(const std::string& config_path, const std::string& precision, int
   const train::TrainConfig config = train::load_config(config_path, overrides);
   const std::string metrics =
       (std::filesystem::temp_directory_path() / "exadnn_precision_train_bench.json").string();
-  const double accuracy = train::Trainer(config, {.metrics_out = metrics}).fit();
+  train::TrainOptions options;
+  options.metrics_out = metrics;
+  const double accuracy = train::Trainer(config, options).fit();
   std::ifstream in(metrics);
   const nlohmann::json j = nlohmann::json::parse(in);
   return {j.at("samples_per_second").get<double>(), accuracy};

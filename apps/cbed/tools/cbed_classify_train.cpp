@@ -2,8 +2,8 @@
 // top-5 and macro-F1: the crystal system (7 classes) or the space group, optionally with an
 // imbalanced training set. The stacks are generated in memory (kinematic by default).
 //
-//   exadnn_cbed_classify_train --config apps/cbed/configs/cbed_resnet18_system.yaml \
-//       --materials 1400 --size 32 --metrics-out system.json
+//   exadnn_cbed_classify_train --config apps/cbed/configs/cbed_resnet18_system.yaml
+//       --materials 60000 --size 32 --metrics-out system.json   (one command line)
 #include <exadnn/exadnn.h>
 #include <exadnn/train/class_metrics.h>
 #include <exadnn/train/trainer.h>
@@ -75,7 +75,9 @@ int main(int argc, char** argv) {
     exadnn::train::TrainerParts parts;
     parts.data.train = d.train;
     parts.data.test = d.test;
-    exadnn::train::Trainer trainer(config, {.metrics_out = metrics_out}, std::move(parts));
+    exadnn::train::TrainOptions options;
+    options.metrics_out = metrics_out;
+    exadnn::train::Trainer trainer(config, options, std::move(parts));
     const int64_t classes = static_cast<int64_t>(d.class_names.size());
     {
       exadnn::NoGradGuard no_grad;
