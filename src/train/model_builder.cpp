@@ -39,8 +39,10 @@ std::shared_ptr<nn::Sequential> build_model(const std::vector<LayerSpec>& layers
     try {
       y = layer->forward(zeros(batch));
     } catch (const Error& e) {
+      // Usually the shape, but the cause may lie elsewhere (a bad EXADNN_* setting): name both.
       throw Error("model", detail::cat("layer ", spec.kind, " (line ", spec.line,
-                                       ") cannot take examples of shape ", shape, ": ", e.what()));
+                                       ") failed on an example of shape ", shape, ": ", e.where(),
+                                       ": ", message_of(e)));
     }
     layer->train();
     shape = Shape();

@@ -77,6 +77,15 @@ TEST(ModelBuilder, InfersInputSizesAndNamesBadLayers) {
                       "[1, 8, 8]", "flatten");
 }
 
+// A layer that is built but fails on its first example: the error names the layer, the shape
+// and where the failure came from (it need not be the shape: e.g. a bad EXADNN_* setting).
+TEST(ModelBuilder, ALayerThatFailsOnItsFirstExampleIsNamedWithTheCause) {
+  const train::TrainConfig c =
+      parse_config("model:\n  - conv2d: {out: 4, kernel: 5}\n  - flatten\n", "small.yaml");
+  EXPECT_EXADNN_ERROR(train::build_model(c.model, {1, 3, 3}), "layer conv2d (line 2)",
+                      "failed on an example of shape [1, 3, 3]", "conv2d: ");
+}
+
 TEST(Config, PrecisionIsFp32Bf16OrFp16) {
   EXPECT_EQ(parse_config(train::default_config_yaml(), "default").precision, "fp32");
   EXPECT_EQ(parse_config(train::default_config_yaml(), "default", {"precision=bf16"}).precision,
