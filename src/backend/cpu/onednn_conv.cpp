@@ -40,12 +40,6 @@ ConvLayout forced_layout() {
   return forced;
 }
 
-// The layout of a call: the one it asked for, else the forced one, else the rule. The rule was
-// measured with bench/conv_bench.cpp (figures in src/backend/README.md): oneDNN's JIT kernels on
-// its own layouts, reorders included, beat its plain-layout (GEMM-based) ones by 1.5-5x in every
-// pass of the CNN's layers. Blocked (nChw16c) is best overall; channels-last is ~15% faster for
-// the forward pass once there are enough input channels (oneDNN's brgconv kernels); backward data
-// with very few input channels (a first layer's input gradient) is 5x faster plain.
 // oneDNN 2.6's channels-last backward-weights kernel for a strided 1x1 convolution with input
 // channels not a multiple of 16 (jit_1x1:avx512_core) writes up to ~4 KB past its scratchpad
 // when the batch is odd and two or more threads share it (its gradient is right; the heap is
@@ -56,6 +50,12 @@ bool nhwc_backward_weights_overruns(const Conv2dGeometry& g, Pass pass) {
          (g.stride_h > 1 || g.stride_w > 1) && g.c % 16 != 0;
 }
 
+// The layout of a call: the one it asked for, else the forced one, else the rule. The rule was
+// measured with bench/conv_bench.cpp (figures in src/backend/README.md): oneDNN's JIT kernels on
+// its own layouts, reorders included, beat its plain-layout (GEMM-based) ones by 1.5-5x in every
+// pass of the CNN's layers. Blocked (nChw16c) is best overall; channels-last is ~15% faster for
+// the forward pass once there are enough input channels (oneDNN's brgconv kernels); backward data
+// with very few input channels (a first layer's input gradient) is 5x faster plain.
 ActLayout resolve(ConvLayout requested, const Conv2dGeometry& g, Pass pass) {
   if (requested == ConvLayout::automatic) requested = forced_layout();
   switch (requested) {
