@@ -29,6 +29,9 @@ std::string_view message_of(const std::exception& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The applications' modules and dataset kinds are plugins, loaded when a control file or a
+  // config names one (core/plugin.h): a plain training run maps none of their libraries.
+  exadnn::set_app_plugins_enabled(true);
   CLI::App app{"exadnn: deep learning for HPC machines"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("exadnn ") + exadnn::version());
@@ -84,6 +87,10 @@ int main(int argc, char** argv) {
       else
         std::printf("CUDA: no backend plugin (build with nvcc available, -DEXADNN_CUDA=ON): %s\n",
                     exadnn::plugin_error("cuda").c_str());
+      std::string apps;
+      for (const std::string& app : exadnn::app_plugins()) apps += (apps.empty() ? "" : ", ") + app;
+      std::printf("application plugins (loaded on first use): %s\n",
+                  apps.empty() ? "none found" : apps.c_str());
     } else if (train->parsed()) {
       if (print_config) {
         std::printf("%s", exadnn::train::default_config_yaml().c_str());

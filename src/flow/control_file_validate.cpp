@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "exadnn/core/plugin.h"
 #include "exadnn/flow/control_file.h"
 #include "exadnn/flow/module.h"
 #include "flow/control_file_problems.h"
@@ -65,7 +66,7 @@ void check_modules(const ControlFile& cf, Problems& p) {
       for (const auto& name : registered_modules()) known += (known.empty() ? "" : ", ") + name;
       p.add(m.where, cat("module '", m.name, "': no module function called '", m.run,
                          "' is registered (registered: ", known.empty() ? "none" : known,
-                         "; or use lib.so:symbol)"));
+                         "; or use lib.so:symbol)", app_plugin_failures()));
     }
   }
 }

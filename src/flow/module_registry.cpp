@@ -1,11 +1,13 @@
 // The module registry: functions registered by name in the executable, and modules loaded from
 // shared libraries (`run: lib.so:symbol`, opened once with dlopen and never closed, so functions
-// and their static state stay valid for the life of the process).
+// and their static state stay valid for the life of the process). A name no linked code
+// registered is looked for in the application plugins (core/plugin.h) first, when enabled.
 #include <dlfcn.h>
 
 #include <map>
 #include <mutex>
 
+#include "exadnn/core/plugin.h"
 #include "exadnn/flow/module.h"
 
 namespace exadnn::flow {
@@ -34,13 +36,23 @@ void register_module(const std::string& name, ModuleFn fn) {
                name, "' is registered twice");
 }
 
+namespace {
+// Loads the application plugin that may define `name` unless it is registered; true if it is.
+bool registered_or_loaded(const std::string& name) {
+  return load_app_plugins_defining(name, [&] {
+    auto& r = registry();
+    std::lock_guard lock(r.mutex);
+    return r.functions.count(name) > 0;
+  });
+}
+}  // namespace
+
 bool is_module_registered(const std::string& name) {
-  auto& r = registry();
-  std::lock_guard lock(r.mutex);
-  return r.functions.count(name) > 0;
+  return registered_or_loaded(name);
 }
 
 std::vector<std::string> registered_modules() {
+  load_all_app_plugins();
   auto& r = registry();
   std::lock_guard lock(r.mutex);
   std::vector<std::string> names;
@@ -49,13 +61,14 @@ std::vector<std::string> registered_modules() {
 }
 
 ModuleFn resolve_module(const std::string& run) {
+  const auto colon = run.rfind(':');
+  if (colon == std::string::npos) registered_or_loaded(run);
   auto& r = registry();
   std::lock_guard lock(r.mutex);
-  const auto colon = run.rfind(':');
   if (colon == std::string::npos) {
     const auto it = r.functions.find(run);
     EXADNN_CHECK(it != r.functions.end(), "flow", "no module function called '", run,
-                 "' is registered");
+                 "' is registered", app_plugin_failures());
     return it->second;
   }
   const std::string path = run.substr(0, colon), symbol = run.substr(colon + 1);

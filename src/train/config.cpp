@@ -172,6 +172,9 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
                    "train_x", "train_y", "test_x", "test_y", "stream", "layout"},
                   "data", problems))
     return;
+  // An application plugin's dataset kind (cbed-space-group) is loaded by asking for it first.
+  if (node["dataset"] && node["dataset"].IsScalar())
+    train::datasets().contains(node["dataset"].as<std::string>());
   const std::vector<std::string> names = train::datasets().names();
   read_choice(node, "dataset", d.dataset, {names.begin(), names.end()}, "data", problems);
   read(node, "path", d.path, "data", problems, "a path");

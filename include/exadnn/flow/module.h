@@ -109,9 +109,10 @@ float ModuleContext::arg<float>(const std::string& key) const;
 
 /// Registers `fn` under `name` for `run: name`; an Error if the name is taken.
 void register_module(const std::string& name, ModuleFn fn);
-/// True when a module function called `name` is registered.
+/// True when a module function called `name` is registered (by linked code, or by the
+/// application plugin loaded now to look for it: core/plugin.h).
 bool is_module_registered(const std::string& name);
-/// The names of the registered module functions, sorted.
+/// The names of the registered module functions, sorted (every application plugin loaded first).
 std::vector<std::string> registered_modules();
 /// The function a `run:` value names: a registered name, or "lib.so:symbol" (the library is
 /// opened with dlopen once and kept open). An Error saying what was not found.

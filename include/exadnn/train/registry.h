@@ -1,5 +1,7 @@
 // Name → factory tables, one per kind of thing a training config names (layers, losses, ...):
-// the one place where each name is matched, and open to names a user registers from C++.
+// the one place where each name is matched, and open to names a user registers from C++. A name
+// no linked code registered is looked for in the application plugins (core/plugin.h) before it
+// is called unknown, when the program enabled them (the `exadnn` command does).
 #pragma once
 
 #include <map>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "exadnn/core/error.h"
+#include "exadnn/core/plugin.h"
 
 namespace exadnn::train {
 
@@ -31,18 +34,12 @@ class Registry {
 
   /// The entry of `name`; an unknown name is an Error listing the known ones.
   const Entry& at(const std::string& name) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = entries_.find(name);
-    if (it == entries_.end())
-      throw Error("train::Registry",
-                  detail::cat("unknown ", kind_, " '", name, "' (known: ", known_locked(), ")"));
-    return it->second;
+    if (const Entry* entry = find(name)) return *entry;
+    throw Error("train::Registry", detail::cat("unknown ", kind_, " '", name, "' (known: ", known(),
+                                               ")", app_plugin_failures()));
   }
 
-  bool contains(const std::string& name) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return entries_.count(name) != 0;
-  }
+  bool contains(const std::string& name) const { return find(name) != nullptr; }
 
   /// The registered names, sorted.
   std::vector<std::string> names() const {
@@ -52,8 +49,9 @@ class Registry {
     return out;
   }
 
-  /// The registered names as one list for messages: "a, b, c".
+  /// The registered names as one list for messages, the application plugins' included: "a, b".
   std::string known() const {
+    load_all_app_plugins();
     std::lock_guard<std::mutex> lock(mutex_);
     return known_locked();
   }
@@ -61,6 +59,20 @@ class Registry {
   const std::string& kind() const { return kind_; }
 
  private:
+  // The entry of `name`, loading the application plugin that may define it first if no linked code
+  // did (without holding the lock: the plugin's registrations take it); nullptr when unknown.
+  const Entry* find(const std::string& name) const {
+    const auto lookup = [&]() -> const Entry* {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = entries_.find(name);
+      return it == entries_.end() ? nullptr : &it->second;
+    };
+    const Entry* entry = lookup();
+    if (!entry && load_app_plugins_defining(name, [&] { return lookup() != nullptr; }))
+      entry = lookup();
+    return entry;
+  }
+
   std::string known_locked() const {
     std::string out;
     for (const auto& [name, entry] : entries_) out += (out.empty() ? "" : ", ") + name;
