@@ -64,7 +64,8 @@ TEST(AppPlugins, AnUnknownNameLoadsEveryApplicationAndStaysUnknown) {
   set_app_plugins_enabled(true);
   EXPECT_FALSE(flow::is_module_registered("no_such_module"));
   for (const std::string& app : app_plugins())
-    EXPECT_TRUE(mapped("libexadnn_app_" + app + ".so")) << app << ": " << plugin_error("app_" + app);
+    EXPECT_TRUE(mapped("libexadnn_app_" + app + ".so"))
+        << app << ": " << plugin_error("app_" + app);
   const std::vector<std::string> modules = flow::registered_modules();
   for (const char* module : {"climate_simulate", "diffusion_sim", "surrogate_train"})
     EXPECT_NE(std::find(modules.begin(), modules.end(), module), modules.end()) << module;

@@ -6,7 +6,8 @@ namespace exadnn {
 /// How CPU f32 convolution, pooling and batch norm are computed.
 enum class ConvAlgorithm {
   fastest,  ///< f32 convolutions: each problem's fastest route (oneDNN in its plain, blocked or
-            ///< channels-last layout, or im2col), measured on first use and remembered in a
+            ///< channels-last layout, im2col, or for images with fewer pixels than the kernel
+            ///< has taps one dense GEMM), measured on first use and remembered in a
             ///< wisdom file (see src/backend/cpu/conv_tuning.h); batch norm by exadnn's
             ///< channel-parallel loops; the rest as `onednn` (default)
   onednn,   ///< oneDNN primitives (batch norm included), forward and backward, layouts by a

@@ -24,9 +24,11 @@ enum class ConvRoute : uint8_t {
   onednn_blocked,  ///< oneDNN's blocked layout (nChw16c), reordered in and out
   onednn_nhwc,     ///< oneDNN on channels-last copies (brgconv kernels)
   im2col,          ///< exadnn's im2col + GEMM
+  dense,           ///< one GEMM against the dense matrix, for images with fewer pixels than taps
 };
 inline constexpr ConvRoute kConvRoutes[] = {ConvRoute::onednn_plain, ConvRoute::onednn_blocked,
-                                            ConvRoute::onednn_nhwc, ConvRoute::im2col};
+                                            ConvRoute::onednn_nhwc, ConvRoute::im2col,
+                                            ConvRoute::dense};
 const char* conv_route_name(ConvRoute route);
 
 enum class ConvPass : uint8_t { forward, backward_data, backward_weights };
@@ -37,7 +39,8 @@ enum class ConvPass : uint8_t { forward, backward_data, backward_weights };
 ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
                            const std::function<void(ConvRoute)>& run);
 
-/// The wisdom file's key of a problem (machine, oneDNN version, threads, pass, geometry, bias).
+/// The wisdom file's key of a problem (the route set's version, machine, oneDNN version, threads,
+/// pass, geometry, bias).
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass);
 /// Forgets the routes this process knows (tests; the wisdom file is kept).
 void forget_conv_routes();

@@ -102,25 +102,6 @@ void col2im(const Conv2dGeometry& g, const Plan& p, const T* cols, int64_t ld, i
   }
 }
 
-template <class T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
-          int64_t ldb, double beta, T* c, int64_t ldc) {
-  GemmArgs args;
-  args.trans_a = ta;
-  args.trans_b = tb;
-  args.m = m;
-  args.n = n;
-  args.k = k;
-  args.a = a;
-  args.lda = lda;
-  args.b = b;
-  args.ldb = ldb;
-  args.beta = beta;
-  args.c = c;
-  args.ldc = ldc;
-  lookup<GemmKernel>(OpId::gemm, DeviceKind::cpu, dtype_v<T>)(args);
-}
-
 // Copies the [O/g, OHW] block of group `grp` of samples n0..n0+b of a [N, O, OHW] tensor to or
 // from rows of a [O/g, b·OHW] matrix.
 template <class T, bool ToRows>
@@ -165,13 +146,19 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
       }
     }
   }
-  if (!bias.defined()) return;
+  if (bias.defined()) add_channel_bias<T>(g, out, bias);
+}
+
+template <class T>
+void add_channel_bias(const Conv2dGeometry& g, const Tensor& out, const Tensor& bias) {
+  const int64_t ohw = g.oh * g.ow;
   const T* bp = static_cast<const T*>(bias.data_ptr());
+  T* op = static_cast<T*>(out.data_ptr());
 #pragma omp parallel for collapse(2) if (parallel(out.numel())) schedule(static)
   for (int64_t s = 0; s < g.n; ++s)
     for (int64_t oc = 0; oc < g.o; ++oc) {
-      T* t = op + (s * g.o + oc) * p.ohw;
-      for (int64_t i = 0; i < p.ohw; ++i) t[i] += bp[oc];
+      T* t = op + (s * g.o + oc) * ohw;
+      for (int64_t i = 0; i < ohw; ++i) t[i] += bp[oc];
     }
 }
 
@@ -245,7 +232,8 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
   template void conv2d_backward_data<T>(const Conv2dGeometry&, const Tensor&, const Tensor&,    \
                                         const Tensor&);                                         \
   template void conv2d_backward_weights<T>(const Conv2dGeometry&, const Tensor&, const Tensor&, \
-                                           const Tensor&, const Tensor&);
+                                           const Tensor&, const Tensor&);                       \
+  template void add_channel_bias<T>(const Conv2dGeometry&, const Tensor&, const Tensor&);
 EXADNN_INSTANTIATE(float)
 EXADNN_INSTANTIATE(double)
 #undef EXADNN_INSTANTIATE

@@ -3,6 +3,8 @@
 // nn_kernels.cpp registers them and picks one per call.
 #pragma once
 
+#include "exadnn/backend/dispatch.h"
+#include "exadnn/backend/kernels.h"
 #include "exadnn/backend/nn_kernels.h"
 
 namespace exadnn::cpu {
@@ -47,6 +49,9 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
 template <class T>
 void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x);
+/// out [n, o, oh, ow] += bias [o] per channel.
+template <class T>
+void add_channel_bias(const Conv2dGeometry& g, const Tensor& out, const Tensor& bias);
 /// Max-pooling workspaces are i32 tensors [n, c, oh, ow]: the index into each input plane.
 template <class T>
 Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training);
@@ -66,7 +71,41 @@ void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const
                          const Tensor& scale, const Tensor& mean, const Tensor& var);
 }  // namespace native
 
+/// Dense f32 convolutions of images with fewer pixels than the kernel has taps (H·W < KH·KW,
+/// e.g. ResNet's 3x3 convolutions on 2x2 maps) as one GEMM against the convolution's dense
+/// matrix (dense_conv.cpp; the measured route ConvRoute::dense). An Error when the problem is
+/// not of that kind (groups, or as many pixels as taps: then the dense matrix costs more).
+namespace dense {
+bool applies(const Conv2dGeometry& g);
+void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
+                    const Tensor& weight, const Tensor& bias);
+void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const Tensor& grad_out,
+                          const Tensor& weight);
+void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
+                             const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x);
+}  // namespace dense
+
 /// A dense scratch tensor of `dtype` from the MemoryManager (no autograd, uninitialised).
 Tensor scratch_tensor(const Shape& shape, DType dtype);
+
+/// c [m, n] = op(a) · op(b) + beta · c through the registered CPU GEMM of T (row-major; op
+/// transposes when ta / tb).
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+          int64_t ldb, double beta, T* c, int64_t ldc) {
+  const GemmArgs args{.trans_a = ta,
+                      .trans_b = tb,
+                      .m = m,
+                      .n = n,
+                      .k = k,
+                      .a = a,
+                      .lda = lda,
+                      .b = b,
+                      .ldb = ldb,
+                      .beta = beta,
+                      .c = c,
+                      .ldc = ldc};
+  lookup<GemmKernel>(OpId::gemm, DeviceKind::cpu, dtype_v<T>)(args);
+}
 
 }  // namespace exadnn::cpu

@@ -82,6 +82,7 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
       if (measured_routes())
         return run_measured(g, bias.defined(), ConvPass::forward, [&](ConvRoute r) {
           if (r == ConvRoute::im2col) return native::conv2d_forward<T>(g, out, x, weight, bias);
+          if (r == ConvRoute::dense) return dense::conv2d_forward(g, out, x, weight, bias);
           onednn::conv2d_forward(g, out, x, weight, bias, layout_of(r));
         });
       if (use_onednn()) return onednn::conv2d_forward(g, out, x, weight, bias);
@@ -104,6 +105,8 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
         return run_measured(g, false, ConvPass::backward_data, [&](ConvRoute r) {
           if (r == ConvRoute::im2col)
             return native::conv2d_backward_data<T>(g, grad_x, grad_out, weight);
+          if (r == ConvRoute::dense)
+            return dense::conv2d_backward_data(g, grad_x, grad_out, weight);
           onednn::conv2d_backward_data(g, grad_x, grad_out, weight, layout_of(r));
         });
       if (use_onednn()) return onednn::conv2d_backward_data(g, grad_x, grad_out, weight);
@@ -128,6 +131,8 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
         return run_measured(g, grad_bias.defined(), ConvPass::backward_weights, [&](ConvRoute r) {
           if (r == ConvRoute::im2col)
             return native::conv2d_backward_weights<T>(g, grad_weight, grad_bias, grad_out, x);
+          if (r == ConvRoute::dense)
+            return dense::conv2d_backward_weights(g, grad_weight, grad_bias, grad_out, x);
           onednn::conv2d_backward_weights(g, grad_weight, grad_bias, grad_out, x, layout_of(r));
         });
       if (use_onednn())
