@@ -87,19 +87,23 @@ TEST(DenseConv, EveryPassEqualsIm2colToTheBit) {
       const Tensor y_dense = empty_f32(dy.shape()), y_ref = empty_f32(dy.shape());
       cpu::dense::conv2d_forward(g, y_dense, x, w, bias);
       cpu::native::conv2d_forward<float>(g, y_ref, x, w, bias);
-      EXPECT_EQ(exadnn::testing::values(y_dense), exadnn::testing::values(y_ref)) << p.what << " forward";
+      EXPECT_EQ(exadnn::testing::values(y_dense), exadnn::testing::values(y_ref))
+          << p.what << " forward";
     }
     const Tensor dx_dense = empty_f32(x.shape()), dx_ref = empty_f32(x.shape());
     cpu::dense::conv2d_backward_data(g, dx_dense, dy, w);
     cpu::native::conv2d_backward_data<float>(g, dx_ref, dy, w);
-    EXPECT_EQ(exadnn::testing::values(dx_dense), exadnn::testing::values(dx_ref)) << p.what << " data";
+    EXPECT_EQ(exadnn::testing::values(dx_dense), exadnn::testing::values(dx_ref))
+        << p.what << " data";
     const Tensor dw_dense = full(w.shape(), 99.0, TensorOptions(DType::f32));  // overwritten
     const Tensor dw_ref = empty_f32(w.shape());
     const Tensor db_dense = empty_f32(b.shape()), db_ref = empty_f32(b.shape());
     cpu::dense::conv2d_backward_weights(g, dw_dense, db_dense, dy, x);
     cpu::native::conv2d_backward_weights<float>(g, dw_ref, db_ref, dy, x);
-    EXPECT_EQ(exadnn::testing::values(dw_dense), exadnn::testing::values(dw_ref)) << p.what << " weights";
-    EXPECT_EQ(exadnn::testing::values(db_dense), exadnn::testing::values(db_ref)) << p.what << " bias";
+    EXPECT_EQ(exadnn::testing::values(dw_dense), exadnn::testing::values(dw_ref))
+        << p.what << " weights";
+    EXPECT_EQ(exadnn::testing::values(db_dense), exadnn::testing::values(db_ref))
+        << p.what << " bias";
   }
 }
 

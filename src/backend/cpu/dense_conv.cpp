@@ -44,7 +44,8 @@ std::vector<int64_t> taps(int64_t in, int64_t out, int64_t k, int64_t stride, in
 // and the tap linking each q to each p.
 struct Map {
   int64_t rows, cols, hw, ohw, kk;
-  std::vector<int64_t> tap;  // [hw · ohw]: ky·KW + kx linking input pixel q to output pixel p, or -1
+  // [hw · ohw]: the offset ky·KW + kx of the tap linking input pixel q to output pixel p, or -1.
+  std::vector<int64_t> tap;
   explicit Map(const Conv2dGeometry& g)
       : rows(g.c * g.h * g.w),
         cols(g.o * g.oh * g.ow),
