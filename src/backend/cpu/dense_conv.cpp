@@ -11,8 +11,6 @@
 //   backward weights  dT [C·HW, O·OHW] = xᵀ · dy, each entry summed into its tap's weight
 // T (or dT) is built in a scratch tensor per call: C·HW·O·OHW floats, 16 MB for 512 channels
 // on 2x2 maps.
-#include <omp.h>
-
 #include <algorithm>
 #include <vector>
 
@@ -66,8 +64,9 @@ struct Map {
 
 Map checked_map(const Conv2dGeometry& g) {
   EXADNN_CHECK(applies(g), "conv2d", "the dense route takes images with fewer pixels than the ",
-               "kernel has taps and one group (here ", g.h, "x", g.w, ", kernel ", g.kh, "x", g.kw,
-               ", ", g.groups, " groups)");
+               "kernel has taps, one group and a dense matrix of at most ", kMaxMatrix,
+               " floats (here ", g.h, "x", g.w, ", kernel ", g.kh, "x", g.kw, ", ", g.groups,
+               " groups)");
   return Map(g);
 }
 
