@@ -97,7 +97,9 @@ int64_t Correction::target_floats() const {
 namespace {
 
 // Scales below these (in the fields' SI units) are round-off, not variation: Galewsky's v is 0
-// at day 0 but for ~1e-16 m/s, and dividing by that would blow the next step's inputs up.
+// at day 0 but for ~1e-16 m/s, and dividing by that would blow the next step's inputs up. An input
+// scale that small counts as 1; a residual that small (the field compressed exactly so far) gets
+// the residual scale 0: nothing to correct, so the network's output for that field is not used.
 constexpr double kMinScale = 1e-9, kMinResidualScale = 1e-12;
 
 void check_fields(const Fields& f, int count, int n, const char* which) {
@@ -134,7 +136,7 @@ void Correction::observe(const Fields& decompressed, const Fields& original) {
     const double rscale = std::sqrt(res_sq_[c] / seen_[c]);
     s[c] = static_cast<float>(mean);
     s[C + c] = scale > kMinScale ? static_cast<float>(scale) : 1.0f;
-    s[2 * C + c] = rscale > kMinResidualScale ? static_cast<float>(rscale) : 1.0f;
+    s[2 * C + c] = rscale > kMinResidualScale ? static_cast<float>(rscale) : 0.0f;
   }
   net_->norm = exadnn::from_vector<float>(s, {3, C});
 }
@@ -148,7 +150,8 @@ void Correction::normalise(int64_t count, float* inputs, float* targets) const {
       float* x = inputs + (e * Cin + c) * in;
       for (int64_t k = 0; k < in; ++k) x[k] = (x[k] - s[c]) / s[C + c];
       float* y = targets + (e * C + c) * out;
-      for (int64_t k = 0; k < out; ++k) y[k] /= s[2 * C + c];
+      const float rscale = s[2 * C + c];  // 0: an exact field, whose target is 0
+      for (int64_t k = 0; k < out; ++k) y[k] = rscale > 0 ? y[k] / rscale : 0.0f;
     }
 }
 

@@ -64,8 +64,9 @@ class Correction {
 
   /// Adds a pair to each field's running statistics and resets the normalisation from all pairs
   /// seen: the input mean and scale (of the decompressed field) and the residual scale (the RMS of
-  /// original − decompressed). A scale of round-off size (under 1e-9, 1e-12 for the residual, in
-  /// the field's SI unit: a field constant so far, or compressed exactly) counts as 1.
+  /// original − decompressed). An input scale of round-off size (under 1e-9 in the field's SI
+  /// unit: a field constant so far) counts as 1; a residual one (under 1e-12: the field
+  /// compressed exactly so far) makes the residual scale 0, so that field's correction is zero.
   void observe(const Fields& decompressed, const Fields& original);
   /// The six examples (one per face) of a pair, raw (not normalised: the normalisation moves as
   /// pairs arrive): inputs [6, C', w, w] (C' = input_channels(): the decompressed fields with
