@@ -4,28 +4,18 @@
 // runs in its own process (gtest_discover_tests), so one's loading does not leak into another.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 
 #include "exadnn/exadnn.h"
+#include "testing.h"
 
 namespace exadnn {
 namespace {
 
 // The CUDA libraries mapped into this process, one per line ("" when none).
 std::string cuda_libraries_mapped() {
-  std::ifstream maps("/proc/self/maps");
-  std::string line, found;
-  for (const char* name : {"libexadnn_cuda", "libcudart", "libcublas", "libcudnn", "libnccl"}) {
-    maps.clear();
-    maps.seekg(0);
-    while (std::getline(maps, line))
-      if (line.find(name) != std::string::npos) {
-        found += line.substr(line.find('/')) + "\n";
-        break;
-      }
-  }
-  return found;
+  return testing::libraries_mapped(
+      {"libexadnn_cuda", "libcudart", "libcublas", "libcudnn", "libnccl"});
 }
 
 TEST(CudaPlugin, CpuTrainingStepMapsNoCudaLibrary) {

@@ -1,6 +1,7 @@
 #include "testing.h"
 
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
 namespace exadnn::testing {
@@ -106,6 +107,21 @@ Tensor strided_leaf(const Shape& shape, uint64_t seed) {
   Tensor t = base.permute(order).detach();  // a leaf whose strides run backwards
   t.requires_grad_(true);
   return t;
+}
+
+std::string libraries_mapped(const std::vector<std::string>& names) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line, found;
+  for (const std::string& name : names) {
+    maps.clear();
+    maps.seekg(0);
+    while (std::getline(maps, line))
+      if (line.find(name) != std::string::npos) {
+        found += line.substr(line.find('/')) + "\n";
+        break;
+      }
+  }
+  return found;
 }
 
 }  // namespace exadnn::testing

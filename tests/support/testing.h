@@ -34,6 +34,10 @@ Tensor random_leaf(const Shape& shape, uint64_t seed = 1);
 /// An f64 leaf with the given shape whose memory is not contiguous (a transposed base).
 Tensor strided_leaf(const Shape& shape, uint64_t seed = 1);
 
+/// The files mapped into this process (/proc/self/maps) whose path contains one of `names`, one
+/// line per name found ("" when none): e.g. {"libcudart", "libhdf5"}.
+std::string libraries_mapped(const std::vector<std::string>& names);
+
 }  // namespace exadnn::testing
 
 /// Expects `statement` to throw exadnn::Error whose message contains every string listed.
