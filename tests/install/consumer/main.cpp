@@ -1,8 +1,12 @@
-// Uses the installed library: a small product and its gradient; exits non-zero on a wrong answer.
+// Uses the installed library: a small product and its gradient, and an HDF5 file written and read
+// back (through the installed HDF5 plugin, libexadnn_hdf5.so.0, found beside libexadnn); exits
+// non-zero on a wrong answer.
 #include <exadnn/exadnn.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <string>
 
 int main() {
   using namespace exadnn;
@@ -17,6 +21,15 @@ int main() {
       return 1;
     }
   }
-  std::printf("consumer ok: exadnn %s, sum = %g\n", version(), y.item<double>());
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "exadnn_consumer_check.h5").string();
+  data::write_hdf5(path, {{"x", x.detach()}});
+  const std::vector<double> back = to_vector<double>(data::read_hdf5(path, "x"));
+  std::filesystem::remove(path);
+  if (back != to_vector<double>(x.detach())) {
+    std::printf("the HDF5 file did not read back as written\n");
+    return 1;
+  }
+  std::printf("consumer ok: exadnn %s, sum = %g, HDF5 round trip\n", version(), y.item<double>());
   return 0;
 }
