@@ -91,6 +91,12 @@ int main(int argc, char** argv) {
       for (const std::string& app : exadnn::app_plugins()) apps += (apps.empty() ? "" : ", ") + app;
       std::printf("application plugins (loaded on first use): %s\n",
                   apps.empty() ? "none found" : apps.c_str());
+      // HDF5 is a plugin too (src/data/hdf5/): loaded here only to say whether a run could read it.
+      if (exadnn::load_plugin("hdf5"))
+        std::printf("HDF5: plugin libexadnn_hdf5.so.0 (loaded by the first HDF5 file)\n");
+      else
+        std::printf("HDF5: no plugin, HDF5 files cannot be read: %s\n",
+                    exadnn::plugin_error("hdf5").c_str());
     } else if (train->parsed()) {
       if (print_config) {
         std::printf("%s", exadnn::train::default_config_yaml().c_str());
