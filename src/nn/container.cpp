@@ -1,7 +1,13 @@
 #include "exadnn/nn/container.h"
 
+#include <optional>
+#include <typeinfo>
+
 #include "exadnn/autograd/grad_mode.h"
+
 #include "exadnn/core/profiler.h"
+#include "exadnn/nn/activation.h"
+#include "exadnn/nn/linear.h"
 #include "exadnn/ops/operators.h"
 
 namespace exadnn::nn {
@@ -17,6 +23,16 @@ Tensor forward_layer(size_t index, Module& layer, const Input& input) {
   return layer.forward(input);
 }
 
+// The Linear at `index` when it is followed by a ReLU (both exactly those classes: a subclass may
+// override forward), so the pair runs as one linear_relu node; null otherwise.
+Linear* linear_before_relu(const std::vector<std::shared_ptr<Module>>& layers, size_t index) {
+  if (index + 1 >= layers.size()) return nullptr;
+  const Module& first = *layers[index];
+  const Module& second = *layers[index + 1];
+  if (typeid(first) != typeid(Linear) || typeid(second) != typeid(ReLU)) return nullptr;
+  return static_cast<Linear*>(layers[index].get());
+}
+
 }  // namespace
 
 Sequential::Sequential(std::initializer_list<std::shared_ptr<Module>> layers) {
@@ -28,8 +44,21 @@ void Sequential::push_back(std::shared_ptr<Module> layer) {
 }
 
 Tensor Sequential::forward(const Tensor& x) {
-  Tensor y = x;
-  for (size_t i = 0; i < layers_.size(); ++i) y = forward_layer(i, *layers_[i], y);
+  return forward_from(0, x);
+}
+
+Tensor Sequential::forward_from(size_t first, Tensor y) {
+  for (size_t i = first; i < layers_.size(); ++i) {
+    if (Linear* linear = linear_before_relu(layers_, i)) {  // one node, labelled "i Linear+ReLU"
+      std::optional<profiler::LayerScope> scope;
+      if (profiler::enabled() && GradMode::is_enabled())
+        scope.emplace(std::to_string(i) + " Linear+ReLU");
+      y = linear->forward_relu(y);
+      ++i;
+      continue;
+    }
+    y = forward_layer(i, *layers_[i], y);
+  }
   return y;
 }
 
@@ -39,9 +68,7 @@ std::vector<std::string> Sequential::input_names() const {
 
 Tensor Sequential::forward_inputs(const std::vector<Tensor>& inputs) {
   // input_names() has several entries, so there is a first layer and it takes them all.
-  Tensor y = forward_layer(0, *layers_.front(), inputs);
-  for (size_t i = 1; i < layers_.size(); ++i) y = forward_layer(i, *layers_[i], y);
-  return y;
+  return forward_from(1, forward_layer(0, *layers_.front(), inputs));
 }
 
 Residual::Residual(std::shared_ptr<Sequential> body)

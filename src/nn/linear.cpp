@@ -24,10 +24,19 @@ Linear::Linear(const LinearOptions& options) : options_(options) {
   }
 }
 
-Tensor Linear::forward(const Tensor& x) {
+void Linear::check_input(const Tensor& x) const {
   EXADNN_CHECK(x.dim() >= 1 && x.size(-1) == options_.in_features(), "Linear", "input of shape ",
                x.shape(), " does not end in in_features=", options_.in_features());
+}
+
+Tensor Linear::forward(const Tensor& x) {
+  check_input(x);
   return linear(x, weight, bias);
+}
+
+Tensor Linear::forward_relu(const Tensor& x) {
+  check_input(x);
+  return linear_relu(x, weight, bias);
 }
 
 std::string Linear::extra_repr() const {

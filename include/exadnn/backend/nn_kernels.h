@@ -1,4 +1,4 @@
-// Signatures of the layer kernels (conv, pooling, batch norm, softmax); the op ids are listed in
+// Signatures of the layer kernels (linear, conv, pooling, batch norm, softmax); the op ids are listed in
 // nn_ops.def. Tensors are NCHW, dense (contiguous) and of the registered dtype unless a comment
 // says otherwise; outputs are allocated by the op. See src/backend/README.md for the contract.
 #pragma once
@@ -8,6 +8,16 @@
 #include "exadnn/core/tensor.h"
 
 namespace exadnn {
+
+// ---- linear layer --------------------------------------------------------------------------
+
+/// What a fused linear forward applies to x·Wᵀ + b before writing it.
+enum class LinearActivation { none, relu };
+
+/// y [n, out] = act(x [n, in] · weight [out, in]ᵀ + bias [out]); bias may be undefined. All
+/// dense. An optional kernel: where a backend registers none, linear() runs gemm, add and relu.
+using LinearForwardKernel = void(const Tensor& y, const Tensor& x, const Tensor& weight,
+                                 const Tensor& bias, LinearActivation act);
 
 // ---- convolution ----------------------------------------------------------------------------
 

@@ -13,7 +13,9 @@ namespace exadnn::nn {
 
 /// Applies its layers in order; children are named "0", "1", ... Its inputs are its first
 /// layer's: a Sequential that starts with a module of several inputs (a skip block's (x, skip))
-/// takes them all, and every later layer takes the previous one's output.
+/// takes them all, and every later layer takes the previous one's output. A Linear followed by a
+/// ReLU runs as one linear_relu node (the same values; --profile shows the pair as one row,
+/// "i Linear+ReLU").
 class Sequential : public Module {
  public:
   Sequential() = default;
@@ -33,6 +35,8 @@ class Sequential : public Module {
   Tensor forward_inputs(const std::vector<Tensor>& inputs) override;
 
  private:
+  /// Runs layers first.. on y.
+  Tensor forward_from(size_t first, Tensor y);
   std::vector<std::shared_ptr<Module>> layers_;
 };
 

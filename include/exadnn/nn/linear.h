@@ -30,6 +30,8 @@ class Linear : public Module {
   Linear(int64_t in_features, int64_t out_features)
       : Linear(LinearOptions(in_features, out_features)) {}
   Tensor forward(const Tensor& x) override;
+  /// relu(forward(x)) as one node (linear_relu); Sequential calls it for a Linear and a ReLU.
+  Tensor forward_relu(const Tensor& x);
   std::string name() const override { return "Linear"; }
   std::string extra_repr() const override;
 
@@ -37,6 +39,7 @@ class Linear : public Module {
   Tensor bias;  ///< undefined without bias
 
  private:
+  void check_input(const Tensor& x) const;
   LinearOptions options_;
 };
 

@@ -20,6 +20,10 @@ Tensor matmul(const Tensor& a, const Tensor& b, MatmulPrecision precision);
 /// whose backward writes the weight gradient directly in weight's [out, in] layout (gᵀ·x) and
 /// the bias gradient as a column sum.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
+/// relu(linear(x, weight, bias)) as one node: on the CPU in f32 the bias and the ReLU are applied
+/// inside the GEMM (oneDNN post-ops) instead of two more passes over the output. nn::Sequential
+/// uses it for a Linear followed by a ReLU.
+Tensor linear_relu(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor());
 
 /// X with A·X = B, by LU with partial pivoting (LAPACK gesv). a: [..., n, n]; b: [..., n, k] or
 /// [n] (a vector right-hand side); batch dims broadcast. f32 or f64. A singular matrix is an

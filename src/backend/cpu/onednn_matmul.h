@@ -14,9 +14,16 @@
 
 namespace exadnn::cpu {
 
-/// C = alpha·op(A)·op(B) + beta·C (row-major, GemmArgs's strides) with A and B of type `in` and C
-/// of type `out` (f32 or bf16), through a cached matmul primitive. Needs m, n, k > 0.
-void onednn_matmul(const GemmArgs& g, dnnl::memory::data_type in, dnnl::memory::data_type out);
+/// What the primitive adds to each row of C and applies to it after the product (post-ops).
+struct MatmulEpilogue {
+  const void* bias = nullptr;  // [n] of C's type, added to every row; null: none
+  bool relu = false;           // max(0, ·) last
+};
+
+/// C = epilogue(alpha·op(A)·op(B) + beta·C) (row-major, GemmArgs's strides) with A and B of type
+/// `in` and C of type `out` (f32 or bf16), through a cached matmul primitive. Needs m, n, k > 0.
+void onednn_matmul(const GemmArgs& g, dnnl::memory::data_type in, dnnl::memory::data_type out,
+                   const MatmulEpilogue& epilogue = {});
 
 /// Whether an f32 GEMM of this form runs faster through onednn_matmul than through dnnl_sgemm.
 bool prefers_onednn_matmul(const GemmArgs& g);

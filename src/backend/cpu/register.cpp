@@ -11,6 +11,7 @@ void register_reduce_kernels(KernelRegistry& r);
 void register_gemm_kernels(KernelRegistry& r);
 void register_lapack_kernels(KernelRegistry& r);
 void register_nn_kernels(KernelRegistry& r);
+void register_linear_kernels(KernelRegistry& r);
 void register_optim_kernels(KernelRegistry& r);
 
 void register_kernels(KernelRegistry& r) {
@@ -22,6 +23,7 @@ void register_kernels(KernelRegistry& r) {
   register_gemm_kernels(r);
   register_lapack_kernels(r);
   register_nn_kernels(r);
+  register_linear_kernels(r);
   register_optim_kernels(r);
 }
 
