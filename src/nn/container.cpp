@@ -1,14 +1,11 @@
 #include "exadnn/nn/container.h"
 
 #include <optional>
-#include <typeinfo>
 
 #include "exadnn/autograd/grad_mode.h"
-
 #include "exadnn/core/profiler.h"
-#include "exadnn/nn/activation.h"
-#include "exadnn/nn/linear.h"
 #include "exadnn/ops/operators.h"
+#include "layer_fusion.h"
 
 namespace exadnn::nn {
 
@@ -21,16 +18,6 @@ Tensor forward_layer(size_t index, Module& layer, const Input& input) {
   if (!profiler::enabled() || !GradMode::is_enabled()) return layer.forward(input);
   const profiler::LayerScope scope(std::to_string(index) + " " + layer.name());
   return layer.forward(input);
-}
-
-// The Linear at `index` when it is followed by a ReLU (both exactly those classes: a subclass may
-// override forward), so the pair runs as one linear_relu node; null otherwise.
-Linear* linear_before_relu(const std::vector<std::shared_ptr<Module>>& layers, size_t index) {
-  if (index + 1 >= layers.size()) return nullptr;
-  const Module& first = *layers[index];
-  const Module& second = *layers[index + 1];
-  if (typeid(first) != typeid(Linear) || typeid(second) != typeid(ReLU)) return nullptr;
-  return static_cast<Linear*>(layers[index].get());
 }
 
 }  // namespace
@@ -49,11 +36,12 @@ Tensor Sequential::forward(const Tensor& x) {
 
 Tensor Sequential::forward_from(size_t first, Tensor y) {
   for (size_t i = first; i < layers_.size(); ++i) {
-    if (Linear* linear = linear_before_relu(layers_, i)) {  // one node, labelled "i Linear+ReLU"
+    const std::string fused = fusion::fused_pair_name(layers_, i);
+    if (!fused.empty()) {  // two layers as one step, profiled as "i Linear+ReLU" and the like
       std::optional<profiler::LayerScope> scope;
       if (profiler::enabled() && GradMode::is_enabled())
-        scope.emplace(std::to_string(i) + " Linear+ReLU");
-      y = linear->forward_relu(y);
+        scope.emplace(std::to_string(i) + " " + fused);
+      y = fusion::run_fused_pair(layers_, i, y);
       ++i;
       continue;
     }

@@ -30,7 +30,7 @@ Tensor fused_forward(const Tensor& x, const Tensor& weight, const Tensor& bias,
   reinterpret_cast<LinearForwardKernel*>(kernel)(
       y, x2, weight.contiguous(), bias.defined() ? bias.contiguous() : Tensor(), act);
   Shape shape = x.shape();
-  shape.back() = out;
+  shape[shape.size() - 1] = out;
   return y.reshape(shape);
 }
 
@@ -59,8 +59,8 @@ Tensor linear_with(const Tensor& x_in, const Tensor& weight_in, const Tensor& bi
   const Tensor saved_y = act == LinearActivation::relu ? y.detach() : Tensor();
   ops::record(name, {x, weight, bias}, y, [x, weight, bias, saved_y](const std::vector<Tensor>& g) {
     const int64_t in = weight.size(1), out = weight.size(0);
-    Tensor g2 = g[0].reshape({-1, out});     // [N, out], the gradient of act's output
-    if (saved_y.defined()) {                 // through the ReLU: kept where y > 0 (⇔ x·Wᵀ + b > 0)
+    Tensor g2 = g[0].reshape({-1, out});  // [N, out], the gradient of act's output
+    if (saved_y.defined()) {  // through the ReLU: kept where y > 0 (⇔ x·Wᵀ + b > 0)
       const Tensor y2 = saved_y.reshape({-1, out});
       Tensor masked = ops::empty_on(y2.shape(), y2.dtype(), y2.device());
       lookup<BinaryKernel>(OpId::relu_backward, y2.device().kind, y2.dtype())(

@@ -1,6 +1,7 @@
-// Signatures of the layer kernels (linear, conv, pooling, batch norm, softmax); the op ids are listed in
-// nn_ops.def. Tensors are NCHW, dense (contiguous) and of the registered dtype unless a comment
-// says otherwise; outputs are allocated by the op. See src/backend/README.md for the contract.
+// Signatures of the layer kernels (linear, conv, pooling, batch norm, softmax); the op ids are
+// listed in nn_ops.def. Tensors are NCHW, dense (contiguous) and of the registered dtype unless a
+// comment says otherwise; outputs are allocated by the op. See src/backend/README.md for the
+// contract.
 #pragma once
 
 #include <cstdint>

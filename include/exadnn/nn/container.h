@@ -13,9 +13,10 @@ namespace exadnn::nn {
 
 /// Applies its layers in order; children are named "0", "1", ... Its inputs are its first
 /// layer's: a Sequential that starts with a module of several inputs (a skip block's (x, skip))
-/// takes them all, and every later layer takes the previous one's output. A Linear followed by a
-/// ReLU runs as one linear_relu node (the same values; --profile shows the pair as one row,
-/// "i Linear+ReLU").
+/// takes them all, and every later layer takes the previous one's output. Some adjacent pairs run
+/// as one step with the same values (a Linear and a ReLU as one linear_relu node; a ReLU before
+/// a MaxPool2d after it; src/nn/layer_fusion.h); --profile shows such a pair as one row,
+/// "i Linear+ReLU".
 class Sequential : public Module {
  public:
   Sequential() = default;

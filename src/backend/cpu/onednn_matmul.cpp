@@ -24,8 +24,8 @@ struct MatmulKeyHash {
   size_t operator()(const MatmulKey& k) const {
     return onednn::hash_ints({k.m, k.n, k.k, k.lda, k.ldb, k.ldc, k.trans_a, k.trans_b,
                               static_cast<int64_t>(k.in), static_cast<int64_t>(k.out),
-                              std::bit_cast<int32_t>(k.alpha), std::bit_cast<int32_t>(k.beta), k.bias,
-                              k.relu});
+                              std::bit_cast<int32_t>(k.alpha), std::bit_cast<int32_t>(k.beta),
+                              k.bias, k.relu});
   }
 };
 struct MatmulPrimitive {

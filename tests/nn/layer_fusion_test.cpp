@@ -1,0 +1,165 @@
+// Layer fusion (src/nn/layer_fusion.h): linear_relu against a reference loop and finite
+// differences, and Sequential's fused pairs against the same layers run one by one. Run a second
+// time with EXADNN_GEMM=blas (tests/CMakeLists.txt), where the CPU kernel applies the bias and
+// the ReLU after a BLAS GEMM instead of as oneDNN post-ops.
+#include <algorithm>
+
+#include "testing.h"
+
+using namespace exadnn;
+using exadnn::testing::all_close;
+using exadnn::testing::gradcheck;
+using exadnn::testing::random_leaf;
+using exadnn::testing::strided_leaf;
+using exadnn::testing::tolerance_for;
+using exadnn::testing::values;
+
+namespace {
+
+// max(0, x·Wᵀ + b) in f64 loops: x [rows, in], w [out, in], b [out] or empty.
+std::vector<double> linear_relu_reference(const Tensor& x, const Tensor& w, const Tensor& b) {
+  const int64_t in = w.size(1), out = w.size(0), rows = x.numel() / in;
+  const std::vector<double> xv = values(x), wv = values(w);
+  const std::vector<double> bv = b.defined() ? values(b) : std::vector<double>(out, 0.0);
+  std::vector<double> y;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t o = 0; o < out; ++o) {
+      double acc = bv[o];
+      for (int64_t i = 0; i < in; ++i) acc += xv[r * in + i] * wv[o * in + i];
+      y.push_back(std::max(acc, 0.0));
+    }
+  return y;
+}
+
+// The gradients of the leaves after backward of sum(y · weights), weights fixed per element.
+std::vector<std::vector<double>> grads_of(const Tensor& y, const std::vector<Tensor>& leaves) {
+  manual_seed(99);
+  const Tensor weights = randn(y.shape(), y.dtype());
+  sum(mul(y, weights)).backward();
+  std::vector<std::vector<double>> g;
+  for (const Tensor& leaf : leaves) g.push_back(values(leaf.grad()));
+  return g;
+}
+
+// f32 values in {-1.5, -1, ..., 2} (ties and zeros in most pooling windows), fixed sequence.
+Tensor on_a_grid(const Shape& shape) {
+  std::vector<float> v(static_cast<size_t>(shape.numel()));
+  uint32_t state = 12345;
+  for (float& e : v) {
+    state = state * 1664525u + 1013904223u;
+    e = 0.5f * static_cast<float>(static_cast<int>(state >> 29) - 3);  // -3..4, half-steps
+  }
+  return from_vector<float>(v).reshape(shape);
+}
+
+template <class Layer, class... Args>
+std::shared_ptr<nn::Module> make(Args&&... args) {
+  return std::make_shared<Layer>(std::forward<Args>(args)...);
+}
+
+}  // namespace
+
+TEST(LayerFusion, LinearReluMatchesAReferenceLoop) {
+  manual_seed(1);
+  for (bool with_bias : {true, false}) {
+    const Tensor x = randn({7, 5, 6}), w = randn({9, 6});  // f32: the fused kernel's dtype
+    const Tensor b = with_bias ? randn({9}) : Tensor();
+    const Tensor y = linear_relu(x, w, b);
+    EXPECT_EQ(y.shape(), (Shape{7, 5, 9}));
+    EXPECT_TRUE(all_close(y, linear_relu_reference(x, w, b), tolerance_for(DType::f32)))
+        << "bias " << with_bias;
+    // a strided input gives the same values
+    const Tensor xt = x.transpose(0, 1).contiguous().transpose(0, 1);
+    EXPECT_EQ(values(linear_relu(xt, w, b)), values(y));
+  }
+}
+
+TEST(LayerFusion, LinearReluGradientsMatchFiniteDifferences) {
+  const Tensor x = random_leaf({4, 3}, 1), w = random_leaf({5, 3}, 2), b = random_leaf({5}, 3);
+  const auto f = [](const std::vector<Tensor>& in) { return linear_relu(in[0], in[1], in[2]); };
+  EXPECT_TRUE(gradcheck(f, {x, w, b}));
+  const Tensor x3 = strided_leaf({2, 3, 3}, 4);
+  EXPECT_TRUE(
+      gradcheck([&](const std::vector<Tensor>& in) { return linear_relu(in[0], w); }, {x3}));
+}
+
+TEST(LayerFusion, LinearReluGradientsInF32MatchTheUnfusedOps) {
+  manual_seed(2);
+  const Tensor x0 = randn({16, 12}), w0 = randn({10, 12}), b0 = randn({10});
+  const auto leaves = [&] {
+    return std::vector<Tensor>{x0.detach().requires_grad_(), w0.detach().requires_grad_(),
+                               b0.detach().requires_grad_()};
+  };
+  const std::vector<Tensor> fused = leaves(), plain = leaves();
+  const Tensor y_fused = linear_relu(fused[0], fused[1], fused[2]);
+  const Tensor y_plain = relu(linear(plain[0], plain[1], plain[2]));
+  EXPECT_TRUE(all_close(y_fused, y_plain));
+  const auto g_fused = grads_of(y_fused, fused), g_plain = grads_of(y_plain, plain);
+  for (size_t i = 0; i < g_fused.size(); ++i)
+    EXPECT_TRUE(all_close(from_vector<double>(g_fused[i]), from_vector<double>(g_plain[i])))
+        << "gradient " << i;
+}
+
+TEST(LayerFusion, LinearReluAtAReducedMatmulPrecisionIsTheUnfusedResult) {
+  manual_seed(3);
+  const Tensor x = randn({8, 32}), w = randn({4, 32}), b = randn({4});
+  const MatmulPrecisionGuard bf16(MatmulPrecision::bf16);
+  EXPECT_EQ(values(linear_relu(x, w, b)), values(relu(linear(x, w, b))));
+}
+
+TEST(LayerFusion, LinearReluNamesItsShapeErrors) {
+  EXPECT_EXADNN_ERROR(linear_relu(zeros({4, 5}), zeros({3, 6})), "linear_relu", "[4, 5]", "[3, 6]");
+}
+
+TEST(LayerFusion, SequentialLinearReluEqualsTheLayersOneByOne) {
+  manual_seed(4);
+  const auto first = std::make_shared<nn::Linear>(6, 8);
+  const auto second = std::make_shared<nn::Linear>(8, 3);
+  nn::Sequential net({first, make<nn::ReLU>(), second});
+  const Tensor x = randn({5, 6});
+  const Tensor fused = net.forward(x);
+  const auto g_fused = grads_of(fused, {first->weight, first->bias});
+  net.zero_grad();
+  const Tensor plain = second->forward(relu(first->forward(x)));
+  const auto g_plain = grads_of(plain, {first->weight, first->bias});
+  EXPECT_TRUE(all_close(fused, plain));
+  for (size_t i = 0; i < g_fused.size(); ++i)
+    EXPECT_TRUE(all_close(from_vector<double>(g_fused[i]), from_vector<double>(g_plain[i])));
+}
+
+// Pooling first is exact: the same values and gradients, bit for bit, also with ties (values on
+// a grid of 0.5, zeros included) and windows whose maximum is negative or zero.
+TEST(LayerFusion, SequentialReluMaxPoolIsExact) {
+  struct Case {
+    Size2 kernel, stride, padding;
+  };
+  for (const Case& c : {Case{2, 2, 0}, Case{3, 2, 1}, Case{{2, 3}, 1, 0}}) {
+    for (bool ties : {false, true}) {
+      manual_seed(5);
+      const Tensor x0 = ties ? on_a_grid({2, 3, 9, 8}) : randn({2, 3, 9, 8});
+      const auto pool = std::make_shared<nn::MaxPool2d>(c.kernel, c.stride, c.padding);
+      nn::Sequential net({make<nn::ReLU>(), pool});
+      const Tensor xf = x0.detach().requires_grad_(), xp = x0.detach().requires_grad_();
+      const Tensor fused = net.forward(xf);
+      const Tensor plain = max_pool2d(relu(xp), c.kernel, c.stride, c.padding);
+      EXPECT_EQ(values(fused), values(plain)) << "kernel " << c.kernel << " ties " << ties;
+      EXPECT_EQ(grads_of(fused, {xf}), grads_of(plain, {xp}))
+          << "kernel " << c.kernel << " ties " << ties;
+    }
+  }
+}
+
+// Only the exact classes are fused: a subclass's own forward still runs.
+TEST(LayerFusion, SubclassesAreNotFused) {
+  struct NoisyReLU : nn::ReLU {
+    int calls = 0;
+    Tensor forward(const Tensor& x) override {
+      ++calls;
+      return nn::ReLU::forward(x);
+    }
+  };
+  const auto noisy = std::make_shared<NoisyReLU>();
+  nn::Sequential net({make<nn::Linear>(4, 4), noisy, make<nn::MaxPool2d>(Size2{1, 2})});
+  net.forward(randn({1, 2, 3, 4}));
+  EXPECT_EQ(noisy->calls, 1);
+}
