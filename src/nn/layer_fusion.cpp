@@ -1,6 +1,8 @@
 // The fusion rules of layer_fusion.h.
 #include "layer_fusion.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <typeinfo>
 
 #include "exadnn/nn/activation.h"
@@ -18,9 +20,19 @@ bool is_pair(const std::vector<std::shared_ptr<Module>>& layers, size_t index) {
          typeid(*layers[index + 1]) == typeid(Second);
 }
 
+// False when EXADNN_LAYER_FUSION=0 (read once).
+bool fusion_enabled() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("EXADNN_LAYER_FUSION");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return enabled;
+}
+
 }  // namespace
 
 std::string fused_pair_name(const std::vector<std::shared_ptr<Module>>& layers, size_t index) {
+  if (!fusion_enabled()) return "";
   if (is_pair<Linear, ReLU>(layers, index)) return "Linear+ReLU";
   if (is_pair<ReLU, MaxPool2d>(layers, index)) return "ReLU+MaxPool2d";
   return "";

@@ -9,6 +9,9 @@
 //                      same element (its first maximum) or, where the maximum is ≤ 0, nowhere.
 //                      Identical values and gradients for inputs without NaN (exadnn's relu maps
 //                      NaN to 0 before pooling, the pool keeps a NaN that the relu then zeroes).
+//
+// EXADNN_LAYER_FUSION=0 turns the rules off (every layer runs on its own), to measure what they
+// gain or to rule them out when a result looks wrong.
 #pragma once
 
 #include <memory>
@@ -20,7 +23,8 @@
 namespace exadnn::nn::fusion {
 
 /// The name of the fused step that starts at layers[index] ("Linear+ReLU", ...), or "" when
-/// layers[index] and layers[index + 1] are not a fusable pair (or index is the last layer).
+/// layers[index] and layers[index + 1] are not a fusable pair (or index is the last layer, or
+/// EXADNN_LAYER_FUSION=0).
 std::string fused_pair_name(const std::vector<std::shared_ptr<Module>>& layers, size_t index);
 
 /// Runs layers[index] and layers[index + 1] on x as one step; fused_pair_name must be non-empty.

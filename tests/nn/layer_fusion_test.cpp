@@ -3,7 +3,10 @@
 // time with EXADNN_GEMM=blas (tests/CMakeLists.txt), where the CPU kernel applies the bias and
 // the ReLU after a BLAS GEMM instead of as oneDNN post-ops.
 #include <algorithm>
+#include <cstdlib>
 
+#include "exadnn/core/profiler.h"
+#include "profiler_on.h"
 #include "testing.h"
 
 using namespace exadnn;
@@ -162,4 +165,20 @@ TEST(LayerFusion, SubclassesAreNotFused) {
   nn::Sequential net({make<nn::Linear>(4, 4), noisy, make<nn::MaxPool2d>(Size2{1, 2})});
   net.forward(randn({1, 2, 3, 4}));
   EXPECT_EQ(noisy->calls, 1);
+}
+
+// EXADNN_LAYER_FUSION=0 runs every layer on its own (ctest runs this file again with it set).
+TEST(LayerFusion, TheEnvironmentSwitchDecidesWhetherPairsFuse) {
+  const char* env = std::getenv("EXADNN_LAYER_FUSION");
+  const bool on = env == nullptr || std::string(env) != "0";
+  nn::Sequential net({make<nn::Linear>(3, 3), make<nn::ReLU>()});
+  const exadnn::testing::ProfilerOn profiling;
+  sum(net.forward(randn({2, 3}))).backward();
+  bool fused_row = false, relu_row = false;
+  for (const auto& r : profiler::rows()) {
+    fused_row = fused_row || r.label == "0 Linear+ReLU";
+    relu_row = relu_row || r.label == "1 ReLU";
+  }
+  EXPECT_EQ(fused_row, on);
+  EXPECT_EQ(relu_row, !on);
 }
