@@ -36,13 +36,13 @@ Tensor Sequential::forward(const Tensor& x) {
 
 Tensor Sequential::forward_from(size_t first, Tensor y) {
   for (size_t i = first; i < layers_.size(); ++i) {
-    const std::string fused = fusion::fused_pair_name(layers_, i);
-    if (!fused.empty()) {  // two layers as one step, profiled as "i Linear+ReLU" and the like
+    const fusion::Step fused = fusion::fused_step(layers_, i);
+    if (fused.layers > 0) {  // several layers as one step, profiled as "i Linear+ReLU" and the like
       std::optional<profiler::LayerScope> scope;
       if (profiler::enabled() && GradMode::is_enabled())
-        scope.emplace(std::to_string(i) + " " + fused);
-      y = fusion::run_fused_pair(layers_, i, y);
-      ++i;
+        scope.emplace(std::to_string(i) + " " + fused.name);
+      y = fusion::run_fused_step(layers_, i, y);
+      i += fused.layers - 1;
       continue;
     }
     y = forward_layer(i, *layers_[i], y);

@@ -6,6 +6,7 @@
 #include <typeinfo>
 
 #include "exadnn/nn/activation.h"
+#include "exadnn/nn/conv.h"
 #include "exadnn/nn/linear.h"
 #include "exadnn/nn/pooling.h"
 #include "exadnn/ops/operators.h"
@@ -14,10 +15,14 @@ namespace exadnn::nn::fusion {
 
 namespace {
 
-template <class First, class Second>
-bool is_pair(const std::vector<std::shared_ptr<Module>>& layers, size_t index) {
-  return index + 1 < layers.size() && typeid(*layers[index]) == typeid(First) &&
-         typeid(*layers[index + 1]) == typeid(Second);
+using Layers = std::vector<std::shared_ptr<Module>>;
+
+// Whether layers[index], layers[index + 1], ... are exactly of the classes Kinds, in order.
+template <class... Kinds>
+bool starts(const Layers& layers, size_t index) {
+  if (index + sizeof...(Kinds) > layers.size()) return false;
+  size_t i = index;
+  return ((typeid(*layers[i++]) == typeid(Kinds)) && ...);
 }
 
 // False when EXADNN_LAYER_FUSION=0 (read once).
@@ -29,23 +34,35 @@ bool fusion_enabled() {
   return enabled;
 }
 
-}  // namespace
-
-std::string fused_pair_name(const std::vector<std::shared_ptr<Module>>& layers, size_t index) {
-  if (!fusion_enabled()) return "";
-  if (is_pair<Linear, ReLU>(layers, index)) return "Linear+ReLU";
-  if (is_pair<ReLU, MaxPool2d>(layers, index)) return "ReLU+MaxPool2d";
-  return "";
+// max_pool(conv(x)) as one conv2d_max_pool2d node.
+Tensor conv_max_pool(const Module& conv_layer, const Module& pool_layer, const Tensor& x) {
+  const auto& conv = static_cast<const Conv2d&>(conv_layer);
+  const auto& pool = static_cast<const MaxPool2d&>(pool_layer);
+  return conv2d_max_pool2d(x, conv.weight, conv.bias, conv.options().params(), pool.kernel(),
+                           pool.stride(), pool.padding());
 }
 
-Tensor run_fused_pair(const std::vector<std::shared_ptr<Module>>& layers, size_t index,
-                      const Tensor& x) {
-  if (is_pair<Linear, ReLU>(layers, index))
+}  // namespace
+
+Step fused_step(const Layers& layers, size_t index) {
+  if (!fusion_enabled()) return {};
+  if (starts<Conv2d, ReLU, MaxPool2d>(layers, index)) return {"Conv2d+ReLU+MaxPool2d", 3};
+  if (starts<Conv2d, MaxPool2d>(layers, index)) return {"Conv2d+MaxPool2d", 2};
+  if (starts<Linear, ReLU>(layers, index)) return {"Linear+ReLU", 2};
+  if (starts<ReLU, MaxPool2d>(layers, index)) return {"ReLU+MaxPool2d", 2};
+  return {};
+}
+
+Tensor run_fused_step(const Layers& layers, size_t index, const Tensor& x) {
+  if (starts<Conv2d, ReLU, MaxPool2d>(layers, index))  // relu after the pool: the last rule
+    return relu(conv_max_pool(*layers[index], *layers[index + 2], x));
+  if (starts<Conv2d, MaxPool2d>(layers, index))
+    return conv_max_pool(*layers[index], *layers[index + 1], x);
+  if (starts<Linear, ReLU>(layers, index))
     return static_cast<Linear&>(*layers[index]).forward_relu(x);
-  if (is_pair<ReLU, MaxPool2d>(layers, index))  // relu(max_pool(x)) == max_pool(relu(x))
+  if (starts<ReLU, MaxPool2d>(layers, index))  // relu(max_pool(x)) == max_pool(relu(x))
     return relu(layers[index + 1]->forward(x));
-  throw Error("Sequential", "layers " + std::to_string(index) + " and " +
-                                std::to_string(index + 1) + " are not a fusable pair");
+  throw Error("Sequential", "no fused step starts at layer " + std::to_string(index));
 }
 
 }  // namespace exadnn::nn::fusion

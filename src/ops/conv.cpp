@@ -7,6 +7,7 @@
 #include "exadnn/backend/precision_policy.h"
 #include "exadnn/ops/reduction.h"
 #include "internal.h"
+#include "layer_geometry.h"
 
 namespace exadnn {
 
@@ -14,7 +15,9 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-Conv2dGeometry geometry(const Shape& x, const Shape& w, const Conv2dParams& p) {
+}  // namespace
+
+Conv2dGeometry ops::conv2d_geometry(const Shape& x, const Shape& w, const Conv2dParams& p) {
   const char* op = "conv2d";
   EXADNN_CHECK(x.size() == 4, op, "input must be 4-D [N, C, H, W], got shape ", x);
   EXADNN_CHECK(w.size() == 4, op, "weight must be 4-D [O, C / groups, KH, KW], got shape ", w);
@@ -56,6 +59,8 @@ Conv2dGeometry geometry(const Shape& x, const Shape& w, const Conv2dParams& p) {
   return g;
 }
 
+namespace {
+
 // t as a dense tensor without autograd (t itself when already dense).
 Tensor dense(const Tensor& t) {
   return t.defined() ? t.detach().contiguous() : Tensor();
@@ -68,7 +73,7 @@ static Tensor conv2d_impl(const Tensor& x, const Tensor& weight, const Tensor& b
                           const Conv2dParams& params);
 
 Shape conv2d_output_shape(const Shape& x, const Shape& weight, const Conv2dParams& params) {
-  const Conv2dGeometry g = geometry(x, weight, params);
+  const Conv2dGeometry g = ops::conv2d_geometry(x, weight, params);
   return {g.n, g.o, g.oh, g.ow};
 }
 
@@ -87,7 +92,7 @@ static Tensor conv2d_impl(const Tensor& x, const Tensor& weight, const Tensor& b
                           const Conv2dParams& params) {
   ops::check_defined(x, "conv2d", "input");
   ops::check_defined(weight, "conv2d", "weight");
-  const Conv2dGeometry g = geometry(x.shape(), weight.shape(), params);
+  const Conv2dGeometry g = ops::conv2d_geometry(x.shape(), weight.shape(), params);
   ops::check_same_device(x, weight, "conv2d");
   EXADNN_CHECK(x.dtype() == weight.dtype(), "conv2d",
                "input and weight dtypes differ: ", dtype_name(x.dtype()), " and ",

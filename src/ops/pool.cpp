@@ -4,6 +4,7 @@
 
 #include "exadnn/backend/nn_kernels.h"
 #include "internal.h"
+#include "layer_geometry.h"
 
 namespace exadnn {
 
@@ -12,19 +13,21 @@ namespace {
 using Grads = std::vector<Tensor>;
 
 // Validates x ([N, C, H, W], or [C, H, W] as a batch of one) and fills the input sizes of g.
-void input_sizes(const Tensor& x, Pool2dGeometry& g, const char* op) {
-  ops::check_defined(x, op);
-  EXADNN_CHECK(x.dim() == 4 || x.dim() == 3, op,
-               "input must be 4-D [N, C, H, W] or 3-D [C, H, W], got shape ", x.shape());
-  const int64_t lead = x.dim() - 3;
-  g.n = lead ? x.shape()[0] : 1;
-  g.c = x.shape()[lead];
-  g.h = x.shape()[lead + 1];
-  g.w = x.shape()[lead + 2];
+void input_sizes(const Shape& x, Pool2dGeometry& g, const char* op) {
+  const int64_t dim = static_cast<int64_t>(x.size());
+  EXADNN_CHECK(dim == 4 || dim == 3, op,
+               "input must be 4-D [N, C, H, W] or 3-D [C, H, W], got shape ", x);
+  const int64_t lead = dim - 3;
+  g.n = lead ? x[0] : 1;
+  g.c = x[lead];
+  g.h = x[lead + 1];
+  g.w = x[lead + 2];
 }
 
-Pool2dGeometry fixed_geometry(const Tensor& x, PoolKind kind, Size2 kernel, Size2 stride,
-                              Size2 padding, const char* op) {
+}  // namespace
+
+Pool2dGeometry ops::pool2d_geometry(const Shape& x, PoolKind kind, Size2 kernel, Size2 stride,
+                                    Size2 padding, const char* op) {
   Pool2dGeometry g;
   g.kind = kind;
   input_sizes(x, g, op);
@@ -34,7 +37,7 @@ Pool2dGeometry fixed_geometry(const Tensor& x, PoolKind kind, Size2 kernel, Size
       padding.h >= 0 && padding.w >= 0 && 2 * padding.h <= kernel.h && 2 * padding.w <= kernel.w,
       op, "padding must be between 0 and half the kernel ", kernel, ", got ", padding);
   EXADNN_CHECK(kernel.h <= g.h + 2 * padding.h && kernel.w <= g.w + 2 * padding.w, op, "kernel ",
-               kernel, " is larger than the input ", x.shape(), " padded by ", padding);
+               kernel, " is larger than the input ", x, " padded by ", padding);
   g.kh = kernel.h;
   g.kw = kernel.w;
   g.stride_h = stride.h;
@@ -45,6 +48,8 @@ Pool2dGeometry fixed_geometry(const Tensor& x, PoolKind kind, Size2 kernel, Size
   g.ow = (g.w + 2 * g.pad_w - g.kw) / g.stride_w + 1;
   return g;
 }
+
+namespace {
 
 Tensor pool(const Tensor& x, const Pool2dGeometry& g, const char* op) {
   const Device device = x.device();
@@ -66,7 +71,9 @@ Tensor pool(const Tensor& x, const Pool2dGeometry& g, const char* op) {
 }  // namespace
 
 Tensor max_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding) {
-  return pool(x, fixed_geometry(x, PoolKind::max, kernel, stride, padding, "max_pool2d"),
+  ops::check_defined(x, "max_pool2d");
+  return pool(x,
+              ops::pool2d_geometry(x.shape(), PoolKind::max, kernel, stride, padding, "max_pool2d"),
               "max_pool2d");
 }
 
@@ -77,7 +84,9 @@ Tensor max_pool2d(const Tensor& x, Size2 kernel) {
 Tensor avg_pool2d(const Tensor& x, Size2 kernel, Size2 stride, Size2 padding,
                   bool count_include_pad) {
   const PoolKind kind = count_include_pad ? PoolKind::avg_include_pad : PoolKind::avg_exclude_pad;
-  return pool(x, fixed_geometry(x, kind, kernel, stride, padding, "avg_pool2d"), "avg_pool2d");
+  ops::check_defined(x, "avg_pool2d");
+  return pool(x, ops::pool2d_geometry(x.shape(), kind, kernel, stride, padding, "avg_pool2d"),
+              "avg_pool2d");
 }
 
 Tensor avg_pool2d(const Tensor& x, Size2 kernel) {
@@ -88,7 +97,8 @@ Tensor adaptive_avg_pool2d(const Tensor& x, int64_t out_h, int64_t out_w) {
   const char* op = "adaptive_avg_pool2d";
   Pool2dGeometry g;
   g.kind = PoolKind::adaptive_avg;
-  input_sizes(x, g, op);
+  ops::check_defined(x, op);
+  input_sizes(x.shape(), g, op);
   EXADNN_CHECK(out_h >= 1 && out_w >= 1, op, "output size must be at least 1x1, got ", out_h, "x",
                out_w);
   EXADNN_CHECK(g.h >= 1 && g.w >= 1, op, "input ", x.shape(), " has an empty plane");

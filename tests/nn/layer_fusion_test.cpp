@@ -34,16 +34,6 @@ std::vector<double> linear_relu_reference(const Tensor& x, const Tensor& w, cons
   return y;
 }
 
-// The gradients of the leaves after backward of sum(y · weights), weights fixed per element.
-std::vector<std::vector<double>> grads_of(const Tensor& y, const std::vector<Tensor>& leaves) {
-  manual_seed(99);
-  const Tensor weights = randn(y.shape(), y.dtype());
-  sum(mul(y, weights)).backward();
-  std::vector<std::vector<double>> g;
-  for (const Tensor& leaf : leaves) g.push_back(values(leaf.grad()));
-  return g;
-}
-
 // f32 values in {-1.5, -1, ..., 2} (ties and zeros in most pooling windows), fixed sequence.
 Tensor on_a_grid(const Shape& shape) {
   std::vector<float> v(static_cast<size_t>(shape.numel()));
@@ -53,6 +43,16 @@ Tensor on_a_grid(const Shape& shape) {
     e = 0.5f * static_cast<float>(static_cast<int>(state >> 29) - 3);  // -3..4, half-steps
   }
   return from_vector<float>(v).reshape(shape);
+}
+
+// The gradients of the leaves after backward of sum(y · weights), weights fixed per element
+// (on a grid: sums of grid values stay exact).
+std::vector<std::vector<double>> grads_of(const Tensor& y, const std::vector<Tensor>& leaves) {
+  const Tensor weights = on_a_grid(y.shape()).to(y.dtype());
+  sum(mul(y, weights)).backward();
+  std::vector<std::vector<double>> g;
+  for (const Tensor& leaf : leaves) g.push_back(values(leaf.grad()));
+  return g;
 }
 
 template <class Layer, class... Args>
@@ -181,4 +181,26 @@ TEST(LayerFusion, TheEnvironmentSwitchDecidesWhetherPairsFuse) {
   }
   EXPECT_EQ(fused_row, on);
   EXPECT_EQ(relu_row, !on);
+}
+
+// Conv2d, ReLU, MaxPool2d as one conv2d_max_pool2d node and a ReLU on the pooled tensor: the
+// values and the parameters' gradients of the layers run one by one. Input and parameters on a
+// grid of 1/8 (every f32 sum exact, whatever order the kernels sum in).
+TEST(LayerFusion, SequentialConvReluMaxPoolEqualsTheLayersOneByOne) {
+  const auto conv = std::make_shared<nn::Conv2d>(nn::Conv2dOptions(3, 8, 3).padding(1));
+  const auto pool = std::make_shared<nn::MaxPool2d>(2);
+  nn::Sequential net({conv, make<nn::ReLU>(), pool, make<nn::Flatten>()});
+  {
+    const NoGradGuard no_grad;
+    copy_(conv->weight, mul(on_a_grid(conv->weight.shape()), scalar_tensor(0.25)));
+    copy_(conv->bias, on_a_grid(conv->bias.shape()));
+  }
+  const Tensor x = on_a_grid({4, 3, 10, 10});
+  const Tensor fused = net.forward(x);
+  const auto g_fused = grads_of(fused, {conv->weight, conv->bias});
+  net.zero_grad();
+  const Tensor plain = pool->forward(relu(conv->forward(x))).reshape({4, -1});
+  const auto g_plain = grads_of(plain, {conv->weight, conv->bias});
+  EXPECT_EQ(values(fused), values(plain));
+  EXPECT_EQ(g_fused, g_plain);
 }

@@ -78,6 +78,32 @@ using Pool2dForwardKernel = Tensor(const Pool2dGeometry& g, const Tensor& out, c
 using Pool2dBackwardKernel = void(const Pool2dGeometry& g, const Tensor& grad_x,
                                   const Tensor& grad_out, const Tensor& workspace);
 
+// ---- convolution + max pooling ---------------------------------------------------------------
+
+/// What a fused convolution + max pooling forward keeps for its backward, in backend-chosen
+/// layouts: the input as the convolution read it, where each maximum came from, and whether the
+/// forward added a bias (the backward's primitives must be the forward's).
+struct ConvMaxPoolSaved {
+  Tensor input;
+  Tensor workspace;
+  bool bias = false;
+};
+
+/// out [n, o, ph, pw] = max_pool(conv(x, weight) + bias): `conv` the convolution's geometry,
+/// `pool` the max pooling's over its output [n, o, oh, ow], which is never written to a tensor.
+/// bias may be undefined. An optional kernel: where a backend registers none, the op runs conv2d
+/// then max_pool2d.
+using Conv2dMaxPoolForwardKernel = ConvMaxPoolSaved(const Conv2dGeometry& conv,
+                                                    const Pool2dGeometry& pool, const Tensor& out,
+                                                    const Tensor& x, const Tensor& weight,
+                                                    const Tensor& bias);
+/// The gradients from grad_out [n, o, ph, pw]: grad_x [n, c, h, w], grad_weight and grad_bias
+/// [o] (only when the forward had a bias), each overwritten, each undefined when not wanted.
+using Conv2dMaxPoolBackwardKernel = void(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                                         const Tensor& grad_x, const Tensor& grad_weight,
+                                         const Tensor& grad_bias, const Tensor& grad_out,
+                                         const Tensor& weight, const ConvMaxPoolSaved& saved);
+
 // ---- batch normalisation --------------------------------------------------------------------
 
 /// x viewed as [n, c, spatial]; statistics per channel over n and spatial.

@@ -52,6 +52,7 @@ class Conv2d : public Module {
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "Conv2d"; }
   std::string extra_repr() const override;
+  const Conv2dOptions& options() const { return options_; }
 
   Tensor weight;
   Tensor bias;  ///< undefined without bias

@@ -13,6 +13,9 @@ class MaxPool2d : public Module {
   Tensor forward(const Tensor& x) override;
   std::string name() const override { return "MaxPool2d"; }
   std::string extra_repr() const override;
+  Size2 kernel() const { return kernel_; }
+  Size2 stride() const { return stride_; }
+  Size2 padding() const { return padding_; }
 
  private:
   Size2 kernel_, stride_, padding_;

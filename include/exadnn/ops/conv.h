@@ -26,6 +26,14 @@ struct Conv2dParams {
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor(),
               const Conv2dParams& params = {});
 
+/// max_pool2d(conv2d(x, weight, bias, params), pool_kernel, pool_stride, pool_padding) as one
+/// graph node. On the CPU in f32 it is one oneDNN step that never writes the convolution's output
+/// to a tensor (src/backend/cpu/onednn_conv_pool.cpp); elsewhere (other dtypes and devices,
+/// autocast, ConvAlgorithm::im2col, empty tensors) it runs the two ops.
+Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                         const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
+                         Size2 pool_padding = 0);
+
 /// The shape conv2d gives for an input of shape x and a weight of shape weight (throws like
 /// conv2d when they do not fit).
 Shape conv2d_output_shape(const Shape& x, const Shape& weight, const Conv2dParams& params = {});

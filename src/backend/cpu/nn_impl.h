@@ -30,6 +30,14 @@ void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor
                      const Tensor& workspace);
 /// True when oneDNN runs this pooling (adaptive pooling only when the windows tile evenly).
 bool supports(const Pool2dGeometry& g);
+/// Convolution + max pooling in one step, f32 (onednn_conv_pool.cpp).
+ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                                         const Tensor& out, const Tensor& x, const Tensor& weight,
+                                         const Tensor& bias);
+void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                              const Tensor& grad_x, const Tensor& grad_weight,
+                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
+                              const ConvMaxPoolSaved& saved);
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
                         const Tensor& scale, const Tensor& shift, const Tensor& mean,
                         const Tensor& var);

@@ -228,6 +228,10 @@ void register_nn_kernels(KernelRegistry& r) {
   register_dtype<double>(r, DType::f64);
   register_dtype<BFloat16>(r, DType::bf16);
   register_dtype<Half>(r, DType::f16);
+  put<Conv2dMaxPoolForwardKernel>(r, OpId::conv2d_max_pool_forward, DType::f32,
+                                  &onednn::conv2d_max_pool_forward);
+  put<Conv2dMaxPoolBackwardKernel>(r, OpId::conv2d_max_pool_backward, DType::f32,
+                                   &onednn::conv2d_max_pool_backward);
   register_softmax_kernels(r);
 }
 

@@ -1,0 +1,223 @@
+// A convolution followed by max pooling as one step through oneDNN (f32), in the layout oneDNN
+// picks for the convolution (nChw16c, or channels-last from 16 input channels), so that only the
+// pooled tensor (a quarter of the convolution's output for 2x2 pooling) travels between that
+// layout and exadnn's NCHW:
+//   forward   x -> [reorder] -> conv (+bias) -> conv_out -> max pool -> [reorder] -> out
+//   backward  grad_out -> [reorder] -> max pool backward -> grad_conv -> conv backward weights
+//                                                                    -> conv backward data
+//                                                                       -> [reorder] -> grad_x
+// conv_out and grad_conv live in scratch memory for one call; the input is kept as the
+// convolution read it (for the weights' gradient, no second reorder) with the pooling's workspace.
+#include <cstring>
+
+#include "nn_impl.h"
+#include "onednn_context.h"
+#include "onednn_conv_dims.h"
+
+namespace exadnn::cpu::onednn {
+
+namespace {
+
+struct Key {
+  Conv2dGeometry conv;
+  Pool2dGeometry pool;
+  bool bias;
+  bool operator==(const Key&) const = default;
+};
+
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    const Conv2dGeometry& c = k.conv;
+    const Pool2dGeometry& p = k.pool;
+    return hash_ints({c.n,          c.c,        c.h,        c.w,     c.o,        c.kh,
+                      c.kw,         c.stride_h, c.stride_w, c.pad_h, c.pad_w,    c.dilation_h,
+                      c.dilation_w, c.groups,   p.kh,       p.kw,    p.stride_h, p.stride_w,
+                      p.pad_h,      p.pad_w,    k.bias});
+  }
+};
+
+// Every primitive of one problem, the layouts they agreed on and the reorders at the edges.
+struct Plan {
+  dnnl::convolution_forward conv_forward;
+  dnnl::pooling_forward pool_forward;
+  dnnl::pooling_backward pool_backward;
+  dnnl::convolution_backward_weights conv_weights;
+  dnnl::convolution_backward_data conv_data;
+  memory::desc conv_out, workspace, bias;  // conv_out: the convolution's output (and gradient)
+  memory::desc scratch_conv_forward, scratch_pool_forward, scratch_pool_backward,
+      scratch_conv_weights, scratch_conv_data;
+  Layout x;             // NCHW input -> the convolution's source layout
+  Layout weights;       // OIHW -> the forward's weights layout
+  Layout pooled;        // the pooling's output layout -> NCHW out
+  Layout grad_pooled;   // NCHW grad_out -> the pooling backward's layout
+  Layout grad_weights;  // the weights gradient's layout -> OIHW
+  Layout data_weights;  // OIHW -> backward data's weights layout
+  Layout grad_x;        // backward data's output layout -> NCHW
+};
+
+// Channels-last where oneDNN's brgconv kernels have enough input channels to beat the blocked
+// layout in the forward pass (the rule of onednn_conv.cpp), else oneDNN's choice (blocked).
+tag activation_tag(const Conv2dGeometry& g) {
+  return g.c >= 16 ? tag::nhwc : tag::any;
+}
+
+Plan make_plan(const Key& k) {
+  const Conv2dGeometry& g = k.conv;
+  const Pool2dGeometry& p = k.pool;
+  const Dims d(g, memory::data_type::f32);
+  const tag act = activation_tag(g);
+  const memory::desc bias = k.bias ? d.md(d.bias, tag::x) : memory::desc();
+  const dnnl::convolution_forward::primitive_desc conv_fwd(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                      dnnl::algorithm::convolution_direct, d.md(d.src, act),
+                                      d.md(d.weights, tag::any), bias, d.md(d.dst, act), d.strides,
+                                      d.dilates, d.padding, d.padding),
+      attributes(), engine());
+  const memory::desc src = conv_fwd.src_desc(), conv_out = conv_fwd.dst_desc();
+
+  const memory::dims pooled_dims{p.n, p.c, p.oh, p.ow}, window{p.kh, p.kw};
+  const memory::dims pool_strides{p.stride_h, p.stride_w}, pool_padding{p.pad_h, p.pad_w};
+  const dnnl::pooling_forward::primitive_desc pool_fwd(
+      dnnl::pooling_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::pooling_max,
+                                  conv_out, d.md(pooled_dims, tag::any), pool_strides, window,
+                                  pool_padding, pool_padding),
+      attributes(), engine());
+  const dnnl::pooling_backward::primitive_desc pool_bwd(
+      dnnl::pooling_backward::desc(dnnl::algorithm::pooling_max, conv_out, pool_fwd.dst_desc(),
+                                   pool_strides, window, pool_padding, pool_padding),
+      attributes(), engine(), pool_fwd);
+
+  const dnnl::convolution_backward_weights::primitive_desc conv_w(
+      dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src,
+                                               d.md(d.weights, tag::any), bias, conv_out, d.strides,
+                                               d.dilates, d.padding, d.padding),
+      attributes(), engine(), conv_fwd);
+  const dnnl::convolution_backward_data::primitive_desc conv_d(
+      dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, d.md(d.src, act),
+                                            d.md(d.weights, tag::any), conv_out, d.strides,
+                                            d.dilates, d.padding, d.padding),
+      attributes(), engine(), conv_fwd);
+
+  const memory::desc nchw_x = d.md(d.src, tag::nchw), oihw = d.md(d.weights, d.weights_tag);
+  const memory::desc nchw_pooled = d.md(pooled_dims, tag::nchw);
+  return Plan{dnnl::convolution_forward(conv_fwd),
+              dnnl::pooling_forward(pool_fwd),
+              dnnl::pooling_backward(pool_bwd),
+              dnnl::convolution_backward_weights(conv_w),
+              dnnl::convolution_backward_data(conv_d),
+              conv_out,
+              pool_fwd.workspace_desc(),
+              bias,
+              conv_fwd.scratchpad_desc(),
+              pool_fwd.scratchpad_desc(),
+              pool_bwd.scratchpad_desc(),
+              conv_w.scratchpad_desc(),
+              conv_d.scratchpad_desc(),
+              Layout(nchw_x, src, true, false),
+              Layout(oihw, conv_fwd.weights_desc(), true, false),
+              Layout(nchw_pooled, pool_fwd.dst_desc(), false, true),
+              Layout(nchw_pooled, pool_bwd.diff_dst_desc(), true, false),
+              Layout(oihw, conv_w.diff_weights_desc(), false, true),
+              Layout(oihw, conv_d.weights_desc(), true, false),
+              Layout(nchw_x, conv_d.diff_src_desc(), false, true)};
+}
+
+std::shared_ptr<const Plan> plan(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                                 bool bias) {
+  static PrimitiveCache<Key, Plan, KeyHash> cache;
+  const Key key{conv, pool, bias};
+  return cache.get(key, [&] { return make_plan(key); });
+}
+
+// A tensor of raw bytes that holds memory of `md` beyond this call.
+Tensor kept_buffer(const memory::desc& md) {
+  return scratch_tensor({static_cast<int64_t>(md.get_size())}, DType::u8);
+}
+
+void execute(const dnnl::primitive& prim, const memory::desc& scratchpad,
+             std::unordered_map<int, memory> args, Scratch& scratch) {
+  scratch.add_scratchpad(scratchpad, args);
+  prim.execute(stream(), args);
+}
+
+}  // namespace
+
+ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                                         const Tensor& out, const Tensor& x, const Tensor& weight,
+                                         const Tensor& bias) {
+  return guarded("conv2d_max_pool2d", [&] {
+    const auto e = plan(conv, pool, bias.defined());
+    Scratch scratch;
+    ConvMaxPoolSaved saved;
+    saved.bias = bias.defined();
+    memory src = wrap(e->x.user, x);
+    if (e->x.same()) {
+      saved.input = x;
+    } else {  // reordered into a buffer the backward pass reads again
+      saved.input = kept_buffer(e->x.inner);
+      const memory inner = wrap(e->x.inner, saved.input);
+      execute(e->x.to_inner, e->x.to_inner_scratchpad, {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, inner}},
+              scratch);
+      src = inner;
+    }
+    const memory conv_out = scratch.make(e->conv_out);
+    std::unordered_map<int, memory> conv_args{{DNNL_ARG_SRC, src},
+                                              {DNNL_ARG_WEIGHTS, e->weights.input(weight, scratch)},
+                                              {DNNL_ARG_DST, conv_out}};
+    if (bias.defined()) conv_args.emplace(DNNL_ARG_BIAS, wrap(e->bias, bias));
+    execute(e->conv_forward, e->scratch_conv_forward, conv_args, scratch);
+
+    saved.workspace = kept_buffer(e->workspace);
+    const memory pooled = e->pooled.output(out, scratch);
+    execute(e->pool_forward, e->scratch_pool_forward,
+            {{DNNL_ARG_SRC, conv_out},
+             {DNNL_ARG_DST, pooled},
+             {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
+            scratch);
+    e->pooled.finish(pooled, out, scratch);
+    stream().wait();
+    scratch.check_guards("conv2d_max_pool2d");
+    return saved;
+  });
+}
+
+void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                              const Tensor& grad_x, const Tensor& grad_weight,
+                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
+                              const ConvMaxPoolSaved& saved) {
+  guarded("conv2d_max_pool2d", [&] {
+    const auto e = plan(conv, pool, saved.bias);
+    Scratch scratch;
+    const memory grad_conv = scratch.make(e->conv_out);  // written whole by the pooling backward
+    execute(e->pool_backward, e->scratch_pool_backward,
+            {{DNNL_ARG_DIFF_DST, e->grad_pooled.input(grad_out, scratch)},
+             {DNNL_ARG_DIFF_SRC, grad_conv},
+             {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
+            scratch);
+    if (grad_weight.defined() || grad_bias.defined()) {  // one primitive computes both
+      const memory dw = grad_weight.defined() ? e->grad_weights.output(grad_weight, scratch)
+                                              : scratch.make(e->grad_weights.inner);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(e->x.inner, saved.input)},
+                                           {DNNL_ARG_DIFF_DST, grad_conv},
+                                           {DNNL_ARG_DIFF_WEIGHTS, dw}};
+      if (saved.bias)
+        args.emplace(DNNL_ARG_DIFF_BIAS,
+                     grad_bias.defined() ? wrap(e->bias, grad_bias) : scratch.make(e->bias));
+      execute(e->conv_weights, e->scratch_conv_weights, args, scratch);
+      if (grad_weight.defined()) e->grad_weights.finish(dw, grad_weight, scratch);
+    }
+    if (grad_x.defined()) {
+      const memory dx = e->grad_x.output(grad_x, scratch);
+      execute(e->conv_data, e->scratch_conv_data,
+              {{DNNL_ARG_DIFF_DST, grad_conv},
+               {DNNL_ARG_WEIGHTS, e->data_weights.input(weight, scratch)},
+               {DNNL_ARG_DIFF_SRC, dx}},
+              scratch);
+      e->grad_x.finish(dx, grad_x, scratch);
+    }
+    stream().wait();
+    scratch.check_guards("conv2d_max_pool2d");
+  });
+}
+
+}  // namespace exadnn::cpu::onednn

@@ -1,0 +1,72 @@
+// conv2d_max_pool2d: a convolution and the max pooling of its output as one graph node over the
+// backend's fused kernels where they exist, else conv2d then max_pool2d.
+#include "exadnn/backend/conv_algorithm.h"
+#include "exadnn/backend/nn_kernels.h"
+#include "exadnn/backend/precision_policy.h"
+#include "exadnn/ops/conv.h"
+#include "exadnn/ops/pool.h"
+#include "internal.h"
+#include "layer_geometry.h"
+
+namespace exadnn {
+
+namespace {
+
+using Grads = std::vector<Tensor>;
+
+// Whether the fused kernels can run these operands: one f32 device with the kernels registered,
+// batched input, no autocast (which would make the ops 16-bit), and not exadnn's own loops asked
+// for by name.
+bool fusable(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const Device device = x.device();
+  for (const Tensor& t : {x, weight, bias})
+    if (t.defined() && (t.dtype() != DType::f32 || t.device() != device)) return false;
+  if (x.dim() != 4 || precision::autocast_dtype() != DType::f32) return false;
+  if (conv_algorithm() == ConvAlgorithm::im2col) return false;
+  return KernelRegistry::instance().find(OpId::conv2d_max_pool_forward, device.kind, DType::f32) !=
+         nullptr;
+}
+
+}  // namespace
+
+Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                         const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
+                         Size2 pool_padding) {
+  const char* op = "conv2d_max_pool2d";
+  const auto unfused = [&] {
+    return max_pool2d(conv2d(x, weight, bias, params), pool_kernel, pool_stride, pool_padding);
+  };
+  if (!x.defined() || !weight.defined() || !fusable(x, weight, bias)) return unfused();
+  const Conv2dGeometry conv = ops::conv2d_geometry(x.shape(), weight.shape(), params);
+  EXADNN_CHECK(!bias.defined() || bias.shape() == Shape{conv.o}, op, "bias must have shape [",
+               conv.o, "] (the output channels of weight ", weight.shape(), "), got ",
+               bias.shape());
+  const Pool2dGeometry pool =
+      ops::pool2d_geometry({conv.n, conv.o, conv.oh, conv.ow}, PoolKind::max, pool_kernel,
+                           pool_stride, pool_padding, op);
+  if (conv.n * conv.c * conv.h * conv.w == 0 || pool.oh * pool.ow == 0) return unfused();
+
+  const Device device = x.device();
+  const Tensor xd = x.detach().contiguous(), wd = weight.detach().contiguous();
+  const Tensor bd = bias.defined() ? bias.detach().contiguous() : Tensor();
+  Tensor out = ops::empty_on({pool.n, pool.c, pool.oh, pool.ow}, DType::f32, device);
+  const ConvMaxPoolSaved saved = lookup<Conv2dMaxPoolForwardKernel>(
+      OpId::conv2d_max_pool_forward, device.kind, DType::f32)(conv, pool, out, xd, wd, bd);
+  const bool need_x = x.requires_grad(), need_w = weight.requires_grad();
+  const bool need_b = bias.defined() && bias.requires_grad();
+  ops::record(op, {x, weight, bias}, out,
+              [conv, pool, device, need_x, need_w, need_b, saved, wd](const Grads& grads) {
+                Grads result(3);
+                if (need_x)
+                  result[0] = ops::empty_on({conv.n, conv.c, conv.h, conv.w}, DType::f32, device);
+                if (need_w) result[1] = ops::empty_on(wd.shape(), DType::f32, device);
+                if (need_b) result[2] = ops::empty_on({conv.o}, DType::f32, device);
+                lookup<Conv2dMaxPoolBackwardKernel>(OpId::conv2d_max_pool_backward, device.kind,
+                                                    DType::f32)(
+                    conv, pool, result[0], result[1], result[2], grads[0].contiguous(), wd, saved);
+                return result;
+              });
+  return out;
+}
+
+}  // namespace exadnn

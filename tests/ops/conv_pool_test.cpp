@@ -1,0 +1,118 @@
+// conv2d_max_pool2d: the fused node (CPU f32: oneDNN in the convolution's layout) against
+// max_pool2d(conv2d(...)) run as two ops, values and every gradient, over convolution and pooling
+// geometries and both of its layouts (blocked below 16 input channels, channels-last from 16);
+// f64 finite differences; the cases that run the two ops.
+#include <gtest/gtest.h>
+
+#include "layer_ref.h"
+
+using namespace exadnn;
+using exadnn::layerref::quantized;
+using exadnn::testing::all_close;
+using exadnn::testing::gradcheck;
+using exadnn::testing::random_leaf;
+
+namespace {
+
+struct Problem {
+  Shape x, w;
+  bool bias;
+  Conv2dParams conv;
+  Size2 kernel, stride, padding;
+};
+
+const std::vector<Problem>& problems() {
+  static const std::vector<Problem> v{
+      {{4, 1, 28, 28}, {32, 1, 5, 5}, true, {}, 2, 2, 0},            // CNN conv1 (blocked)
+      {{4, 32, 12, 12}, {64, 32, 5, 5}, true, {}, 2, 2, 0},          // CNN conv2 (channels-last)
+      {{2, 3, 9, 8}, {5, 3, 3, 3}, false, {.padding = 1}, 3, 2, 1},  // overlapping windows
+      {{2, 16, 7, 7}, {8, 16, 3, 3}, true, {.stride = 2}, {2, 1}, 1, 0},  // rectangular pool
+      {{2, 4, 9, 9}, {6, 2, 3, 3}, true, {.dilation = 2, .groups = 2}, 2, 2, 0},
+  };
+  return v;
+}
+
+// f32 values on a grid of 1/16 in [-1, 1] (layer_ref.h): every sum is exact in f32, so the fused
+// node and the two ops agree whatever order their kernels sum in.
+Tensor grid(const Shape& shape, uint64_t seed) {
+  return from_vector<double>(quantized(shape.numel(), seed)).to(DType::f32).reshape(shape);
+}
+
+// The leaves of one run: copies of the same values, each its own graph.
+struct Leaves {
+  Tensor x, w, b;
+  Leaves(const Tensor& x0, const Tensor& w0, const Tensor& b0, bool x_grad)
+      : x(x0.detach().requires_grad_(x_grad)),
+        w(w0.detach().requires_grad_()),
+        b(b0.defined() ? b0.detach().requires_grad_() : Tensor()) {}
+};
+
+// Backward of sum(y · r) for a fixed r on the grid; the leaves' gradients.
+void backward(const Tensor& y) {
+  sum(mul(y, grid(y.shape(), 7))).backward();
+}
+
+}  // namespace
+
+TEST(ConvMaxPool, MatchesTheTwoOpsWithEveryGradient) {
+  for (const Problem& p : problems()) {
+    for (bool x_grad : {true, false}) {  // a first layer's input needs no gradient
+      const Tensor x0 = grid(p.x, 1), w0 = grid(p.w, 2);
+      const Tensor b0 = p.bias ? grid({p.w[0]}, 3) : Tensor();
+      const Leaves fused(x0, w0, b0, x_grad), plain(x0, w0, b0, x_grad);
+      const Tensor yf =
+          conv2d_max_pool2d(fused.x, fused.w, fused.b, p.conv, p.kernel, p.stride, p.padding);
+      const Tensor yp =
+          max_pool2d(conv2d(plain.x, plain.w, plain.b, p.conv), p.kernel, p.stride, p.padding);
+      const std::string what = "x " + detail::cat(p.x) + " w " + detail::cat(p.w);
+      ASSERT_TRUE(all_close(yf, yp)) << what;
+      backward(yf);
+      backward(yp);
+      EXPECT_TRUE(all_close(fused.w.grad(), plain.w.grad())) << what;
+      if (p.bias) EXPECT_TRUE(all_close(fused.b.grad(), plain.b.grad())) << what;
+      if (x_grad) EXPECT_TRUE(all_close(fused.x.grad(), plain.x.grad())) << what;
+      if (!x_grad) EXPECT_FALSE(fused.x.grad().defined());
+    }
+  }
+}
+
+// A frozen weight with a trained bias: the bias gradient alone.
+TEST(ConvMaxPool, BiasGradientWithAFrozenWeight) {
+  manual_seed(4);
+  const Tensor x = randn({2, 3, 8, 8}), w = randn({4, 3, 3, 3});
+  const Tensor bf = randn({4}).requires_grad_(), bp = bf.detach().requires_grad_();
+  backward(conv2d_max_pool2d(x, w, bf, {}, 2, 2));
+  backward(max_pool2d(conv2d(x, w, bp), 2, 2));
+  EXPECT_TRUE(all_close(bf.grad(), bp.grad()));
+}
+
+TEST(ConvMaxPool, GradientsMatchFiniteDifferences) {
+  const Tensor x = random_leaf({2, 2, 6, 6}, 1), w = random_leaf({3, 2, 3, 3}, 2);
+  const Tensor b = random_leaf({3}, 3);
+  EXPECT_TRUE(gradcheck(
+      [](const std::vector<Tensor>& in) {
+        return conv2d_max_pool2d(in[0], in[1], in[2], {.padding = 1}, 2, 2);
+      },
+      {x, w, b}));
+}
+
+// Where the fused kernels do not apply, the node is the two ops, bit for bit.
+TEST(ConvMaxPool, ExadnnsOwnLoopsRunTheTwoOps) {
+  manual_seed(5);
+  const Tensor x = randn({2, 3, 8, 8}), w = randn({4, 3, 3, 3}), b = randn({4});
+  const ConvAlgorithmGuard im2col(ConvAlgorithm::im2col);
+  EXPECT_EQ(exadnn::testing::values(conv2d_max_pool2d(x, w, b, {}, 2, 2)),
+            exadnn::testing::values(max_pool2d(conv2d(x, w, b), 2, 2)));
+}
+
+TEST(ConvMaxPool, NamesItsErrors) {
+  EXPECT_EXADNN_ERROR(
+      conv2d_max_pool2d(zeros({1, 3, 8, 8}), zeros({4, 2, 3, 3}), Tensor(), {}, 2, 2), "conv2d",
+      "3 channels");
+  EXPECT_EXADNN_ERROR(
+      conv2d_max_pool2d(zeros({1, 3, 8, 8}), zeros({4, 3, 3, 3}), zeros({5}), {}, 2, 2),
+      "conv2d_max_pool2d", "bias must have shape [4]");
+  EXPECT_EXADNN_ERROR(
+      conv2d_max_pool2d(zeros({1, 3, 4, 4}), zeros({4, 3, 3, 3}), Tensor(), {}, 3, 3),
+      "conv2d_max_pool2d", "larger than the input");
+}
