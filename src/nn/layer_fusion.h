@@ -1,5 +1,6 @@
 // Runs of adjacent layers of a Sequential that run as one step: the same values (see each rule;
-// the GEMM and convolution nodes may sum in another order), less memory traffic. Only exact classes match (typeid): a subclass may override forward.
+// the GEMM and convolution nodes may sum in another order), less memory traffic. Only exact classes
+// match (typeid): a subclass may override forward.
 //
 //   Linear, ReLU                linear_relu: one graph node whose forward is one GEMM with the
 //                               bias and the ReLU applied in its epilogue (oneDNN post-ops).
