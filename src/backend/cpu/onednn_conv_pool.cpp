@@ -8,7 +8,6 @@
 //                                                                       -> [reorder] -> grad_x
 // conv_out and grad_conv live in scratch memory for one call; the input is kept as the
 // convolution read it (for the weights' gradient, no second reorder) with the pooling's workspace.
-#include <cstring>
 
 #include "nn_impl.h"
 #include "onednn_context.h"
