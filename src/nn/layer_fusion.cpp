@@ -34,12 +34,21 @@ bool fusion_enabled() {
   return enabled;
 }
 
-// max_pool(conv(x)) as one conv2d_max_pool2d node.
-Tensor conv_max_pool(const Module& conv_layer, const Module& pool_layer, const Tensor& x) {
-  const auto& conv = static_cast<const Conv2d&>(conv_layer);
-  const auto& pool = static_cast<const MaxPool2d&>(pool_layer);
+// Whether a Conv2d[, ReLU], MaxPool2d step starts at layers[index].
+bool starts_conv_pool(const Layers& layers, size_t index) {
+  return starts<Conv2d, ReLU, MaxPool2d>(layers, index) || starts<Conv2d, MaxPool2d>(layers, index);
+}
+
+// max_pool(conv(x)) of the step at layers[index] (`length` layers) as one conv2d_max_pool2d node.
+// Its output is channels-last when the next step is another such node, which reads it so without
+// a reorder (the ReLU between them keeps the layout).
+Tensor conv_max_pool(const Layers& layers, size_t index, size_t length, const Tensor& x) {
+  const auto& conv = static_cast<const Conv2d&>(*layers[index]);
+  const auto& pool = static_cast<const MaxPool2d&>(*layers[index + length - 1]);
+  const MemoryFormat format = starts_conv_pool(layers, index + length) ? MemoryFormat::channels_last
+                                                                       : MemoryFormat::contiguous;
   return conv2d_max_pool2d(x, conv.weight, conv.bias, conv.options().params(), pool.kernel(),
-                           pool.stride(), pool.padding());
+                           pool.stride(), pool.padding(), format);
 }
 
 }  // namespace
@@ -55,9 +64,8 @@ Step fused_step(const Layers& layers, size_t index) {
 
 Tensor run_fused_step(const Layers& layers, size_t index, const Tensor& x) {
   if (starts<Conv2d, ReLU, MaxPool2d>(layers, index))  // relu after the pool: the last rule
-    return relu(conv_max_pool(*layers[index], *layers[index + 2], x));
-  if (starts<Conv2d, MaxPool2d>(layers, index))
-    return conv_max_pool(*layers[index], *layers[index + 1], x);
+    return relu(conv_max_pool(layers, index, 3, x));
+  if (starts<Conv2d, MaxPool2d>(layers, index)) return conv_max_pool(layers, index, 2, x);
   if (starts<Linear, ReLU>(layers, index))
     return static_cast<Linear&>(*layers[index]).forward_relu(x);
   if (starts<ReLU, MaxPool2d>(layers, index))  // relu(max_pool(x)) == max_pool(relu(x))

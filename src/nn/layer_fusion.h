@@ -6,7 +6,9 @@
 //                               bias and the ReLU applied in its epilogue (oneDNN post-ops).
 //   Conv2d, ReLU, MaxPool2d     conv2d_max_pool2d (one node: on the CPU one oneDNN step in the
 //   Conv2d, MaxPool2d           convolution's own layout, its output never written to a tensor),
-//                               then the ReLU on the pooled tensor, as the next rule.
+//                               then the ReLU on the pooled tensor, as the next rule. Where the
+//                               next step is another of these, the pooled tensor is channels-last
+//                               (memory_format.h), which the next convolution reads as it is.
 //   ReLU, MaxPool2d             max pooling first, then the ReLU on the pooled tensor (1/k² of the
 //                               elements for a k×k stride-k pool): max over a window commutes
 //                               with a non-decreasing function, and both orders route a window's

@@ -27,11 +27,21 @@ bool fusable(const Tensor& x, const Tensor& weight, const Tensor& bias) {
          nullptr;
 }
 
+// An uninitialised [N, C, H, W] tensor in `format`.
+Tensor empty_in(const Shape& nchw, MemoryFormat format, Device device) {
+  return format == MemoryFormat::channels_last ? ops::empty_channels_last(nchw, DType::f32, device)
+                                               : ops::empty_on(nchw, DType::f32, device);
+}
+
+MemoryFormat format_of(const Tensor& t) {
+  return t.is_contiguous() ? MemoryFormat::contiguous : MemoryFormat::channels_last;
+}
+
 }  // namespace
 
 Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
                          const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
-                         Size2 pool_padding) {
+                         Size2 pool_padding, MemoryFormat out_format) {
   const char* op = "conv2d_max_pool2d";
   const auto unfused = [&] {
     return max_pool2d(conv2d(x, weight, bias, params), pool_kernel, pool_stride, pool_padding);
@@ -47,23 +57,29 @@ Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bi
   if (conv.n * conv.c * conv.h * conv.w == 0 || pool.oh * pool.ow == 0) return unfused();
 
   const Device device = x.device();
-  const Tensor xd = x.detach().contiguous(), wd = weight.detach().contiguous();
+  // x is read contiguous or channels-last as it comes; any other layout is packed first.
+  const Tensor xd = is_channels_last(x) ? x.detach() : x.detach().contiguous();
+  const Tensor wd = weight.detach().contiguous();
   const Tensor bd = bias.defined() ? bias.detach().contiguous() : Tensor();
-  Tensor out = ops::empty_on({pool.n, pool.c, pool.oh, pool.ow}, DType::f32, device);
+  const MemoryFormat x_format = format_of(xd);
+  Tensor out = empty_in({pool.n, pool.c, pool.oh, pool.ow}, out_format, device);
+  out_format = format_of(out);  // contiguous where the two coincide (one channel, 1x1 maps)
   const ConvMaxPoolSaved saved = lookup<Conv2dMaxPoolForwardKernel>(
       OpId::conv2d_max_pool_forward, device.kind, DType::f32)(conv, pool, out, xd, wd, bd);
   const bool need_x = x.requires_grad(), need_w = weight.requires_grad();
   const bool need_b = bias.defined() && bias.requires_grad();
   ops::record(op, {x, weight, bias}, out,
-              [conv, pool, device, need_x, need_w, need_b, saved, wd](const Grads& grads) {
+              [conv, pool, device, need_x, need_w, need_b, saved, wd, x_format,
+               out_format](const Grads& grads) {
                 Grads result(3);
                 if (need_x)
-                  result[0] = ops::empty_on({conv.n, conv.c, conv.h, conv.w}, DType::f32, device);
+                  result[0] = empty_in({conv.n, conv.c, conv.h, conv.w}, x_format, device);
                 if (need_w) result[1] = ops::empty_on(wd.shape(), DType::f32, device);
                 if (need_b) result[2] = ops::empty_on({conv.o}, DType::f32, device);
                 lookup<Conv2dMaxPoolBackwardKernel>(OpId::conv2d_max_pool_backward, device.kind,
                                                     DType::f32)(
-                    conv, pool, result[0], result[1], result[2], grads[0].contiguous(), wd, saved);
+                    conv, pool, result[0], result[1], result[2],
+                    ops::in_format(grads[0], out_format), wd, saved);
                 return result;
               });
   return out;

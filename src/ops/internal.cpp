@@ -49,6 +49,26 @@ Tensor empty_on(const Shape& shape, DType dtype, Device device) {
   return empty(shape, TensorOptions(dtype).device(device));
 }
 
+Tensor empty_channels_last(const Shape& nchw, DType dtype, Device device) {
+  return empty_on({nchw[0], nchw[2], nchw[3], nchw[1]}, dtype, device).permute({0, 3, 1, 2});
+}
+
+Tensor empty_with_layout_of(const Tensor& t) {
+  const Tensor packed = empty_on({t.numel()}, t.dtype(), t.device());
+  return make_view(packed.storage(), t.shape(), t.strides(), 0, t.dtype());
+}
+
+Tensor flat_view(const Tensor& t) {
+  return make_view(t.storage(), {t.numel()}, {1}, t.offset(), t.dtype());
+}
+
+Tensor in_format(const Tensor& t, MemoryFormat format) {
+  const Tensor raw = t.detach();
+  if (format == MemoryFormat::contiguous) return raw.contiguous();
+  if (is_channels_last(raw)) return raw;
+  return raw.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+}
+
 Tensor cast_raw(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
   Tensor out = empty_on(t.shape(), dtype, t.device());

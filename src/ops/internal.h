@@ -6,6 +6,7 @@
 #include "exadnn/autograd/node.h"
 #include "exadnn/backend/dispatch.h"
 #include "exadnn/backend/kernels.h"
+#include "exadnn/core/memory_format.h"
 #include "exadnn/core/tensor.h"
 #include "exadnn/ops/factories.h"
 
@@ -23,6 +24,14 @@ Tensor broadcast_view(const Tensor& t, const Shape& shape);
 Tensor sum_to(const Tensor& grad, const Shape& shape);
 /// Dense uninitialised tensor with t's device.
 Tensor empty_on(const Shape& shape, DType dtype, Device device);
+/// Uninitialised [N, C, H, W] tensor laid out channels-last (packed NHWC).
+Tensor empty_channels_last(const Shape& nchw, DType dtype, Device device);
+/// Uninitialised tensor with the shape, dtype, device and strides of a dense tensor t.
+Tensor empty_with_layout_of(const Tensor& t);
+/// The elements of a dense tensor t as a 1-D view, in memory order (no copy).
+Tensor flat_view(const Tensor& t);
+/// t (4-D) in `format`: t itself when it is already, else a copy (no autograd).
+Tensor in_format(const Tensor& t, MemoryFormat format);
 /// Converts t to dtype without recording (new dense tensor, or t itself if already dtype).
 Tensor cast_raw(const Tensor& t, DType dtype);
 /// The float dtype an integer input is computed in (f32), or t's own dtype.

@@ -10,11 +10,23 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-// Runs the unary kernel `op`; integer inputs of floating-only ops are computed in f32.
+// True when x is channels-last and not also contiguous: the layout an elementwise result keeps.
+bool keeps_channels_last(const Tensor& x) {
+  return is_channels_last(x) && !x.is_contiguous();
+}
+
+// Runs the unary kernel `op`; integer inputs of floating-only ops are computed in f32. A
+// channels-last input gives a channels-last result (one pass over the packed elements).
 Tensor compute(OpId op, const Tensor& x, bool floating_only, UnaryParams params = {}) {
   const Tensor in = floating_only ? x.to(ops::floating_dtype(x.dtype())) : x;
+  const auto kernel = lookup<UnaryKernel>(op, in.device().kind, in.dtype());
+  if (keeps_channels_last(in)) {
+    Tensor out = ops::empty_with_layout_of(in);
+    kernel(ops::flat_view(out), ops::flat_view(in), params);
+    return out;
+  }
   Tensor out = ops::empty_on(in.shape(), in.dtype(), in.device());
-  lookup<UnaryKernel>(op, in.device().kind, in.dtype())(out, in, params);
+  kernel(out, in, params);
   return out;
 }
 
@@ -98,9 +110,15 @@ Tensor relu(const Tensor& x) {
   Tensor out = compute(OpId::relu, x, false);
   ops::record("relu", {x}, out, [x](const Grads& g) {
     if (!is_floating(x.dtype())) return Grads{g[0] * mask_as(gt(x, scalar_like(0.0, x)), g[0])};
+    const auto kernel = lookup<BinaryKernel>(OpId::relu_backward, x.device().kind, x.dtype());
+    const Tensor dy = g[0].to(x.dtype());
+    if (keeps_channels_last(x) && dy.shape() == x.shape() && dy.strides() == x.strides()) {
+      Tensor grad = ops::empty_with_layout_of(x);  // channels-last in, out and gradient
+      kernel(ops::flat_view(grad), ops::flat_view(dy), ops::flat_view(x));
+      return Grads{grad};
+    }
     Tensor grad = ops::empty_on(x.shape(), x.dtype(), x.device());  // one fused pass
-    lookup<BinaryKernel>(OpId::relu_backward, x.device().kind, x.dtype())(
-        grad, ops::broadcast_view(g[0].to(x.dtype()), x.shape()), x);
+    kernel(grad, ops::broadcast_view(dy, x.shape()), x);
     return Grads{grad};
   });
   return out;

@@ -204,3 +204,36 @@ TEST(LayerFusion, SequentialConvReluMaxPoolEqualsTheLayersOneByOne) {
   EXPECT_EQ(values(fused), values(plain));
   EXPECT_EQ(g_fused, g_plain);
 }
+
+// Two Conv2d, ReLU, MaxPool2d steps in a row (the CNN's shape): the first node's pooled output is
+// channels-last, the second reads it without a reorder and returns the input's gradient in it.
+// Values, every parameter's gradient and the input's: the layers one by one's.
+TEST(LayerFusion, TwoConvPoolStepsPassChannelsLastBetweenThem) {
+  const auto conv1 = std::make_shared<nn::Conv2d>(nn::Conv2dOptions(1, 16, 3));
+  const auto conv2 = std::make_shared<nn::Conv2d>(nn::Conv2dOptions(16, 32, 3).padding(1));
+  const auto pool1 = std::make_shared<nn::MaxPool2d>(2), pool2 = std::make_shared<nn::MaxPool2d>(2);
+  const auto relu1 = make<nn::ReLU>(), relu2 = make<nn::ReLU>();
+  nn::Sequential net({conv1, relu1, pool1, conv2, relu2, pool2, make<nn::Flatten>()});
+  {
+    const NoGradGuard no_grad;
+    for (const auto& conv : {conv1, conv2}) {
+      copy_(conv->weight, mul(on_a_grid(conv->weight.shape()), scalar_tensor(0.25)));
+      copy_(conv->bias, on_a_grid(conv->bias.shape()));
+    }
+  }
+  const std::vector<Tensor> leaves{conv1->weight, conv1->bias, conv2->weight, conv2->bias};
+  const Tensor x0 = on_a_grid({3, 1, 14, 14});
+  const Tensor xf = x0.detach().requires_grad_(), xp = x0.detach().requires_grad_();
+  const Tensor fused = net.forward(xf);
+  std::vector<Tensor> fused_leaves = leaves, plain_leaves = leaves;
+  fused_leaves.push_back(xf);
+  plain_leaves.push_back(xp);
+  const auto g_fused = grads_of(fused, fused_leaves);
+  net.zero_grad();
+  const Tensor h = pool1->forward(relu(conv1->forward(xp)));
+  const Tensor plain = pool2->forward(relu(conv2->forward(h))).reshape({3, -1});
+  const auto g_plain = grads_of(plain, plain_leaves);
+  EXPECT_TRUE(fused.is_contiguous());  // the last step's output is the usual NCHW
+  EXPECT_EQ(values(fused), values(plain));
+  EXPECT_EQ(g_fused, g_plain);
+}

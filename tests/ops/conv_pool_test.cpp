@@ -76,6 +76,47 @@ TEST(ConvMaxPool, MatchesTheTwoOpsWithEveryGradient) {
   }
 }
 
+// Channels-last input and output (what Sequential passes between two of these nodes): the same
+// values and gradients as the contiguous run, the result in the format asked for. The incoming
+// gradient (from mul) is contiguous: the node converts it. (A leaf's .grad() is stored packed,
+// so the input gradient's own format shows only inside a graph: LayerFusion's two-step test.)
+TEST(ConvMaxPool, ChannelsLastInputAndOutput) {
+  const auto channels_last = [](const Tensor& t) {
+    return t.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+  };
+  for (const Problem& p : problems()) {
+    const Tensor x0 = grid(p.x, 1), w0 = grid(p.w, 2);
+    const Tensor b0 = p.bias ? grid({p.w[0]}, 3) : Tensor();
+    const Leaves plain(x0, w0, b0, true);
+    const Tensor yp =
+        conv2d_max_pool2d(plain.x, plain.w, plain.b, p.conv, p.kernel, p.stride, p.padding);
+    backward(yp);
+    for (bool x_channels_last : {false, true}) {
+      for (MemoryFormat format : {MemoryFormat::contiguous, MemoryFormat::channels_last}) {
+        const Leaves fused(x_channels_last ? channels_last(x0) : x0, w0, b0, true);
+        const Tensor y = conv2d_max_pool2d(fused.x, fused.w, fused.b, p.conv, p.kernel, p.stride,
+                                           p.padding, format);
+        const std::string what =
+            "x " + detail::cat(p.x) + " w " + detail::cat(p.w) +
+            (x_channels_last ? " x channels-last" : "") +
+            (format == MemoryFormat::channels_last ? " out channels-last" : "");
+        EXPECT_EQ(y.is_contiguous(), format == MemoryFormat::contiguous) << what;
+        EXPECT_TRUE(format == MemoryFormat::contiguous || is_channels_last(y)) << what;
+        ASSERT_EQ(exadnn::testing::values(y), exadnn::testing::values(yp)) << what;
+        backward(y);
+        EXPECT_EQ(exadnn::testing::values(fused.w.grad()), exadnn::testing::values(plain.w.grad()))
+            << what;
+        if (p.bias)
+          EXPECT_EQ(exadnn::testing::values(fused.b.grad()),
+                    exadnn::testing::values(plain.b.grad()))
+              << what;
+        EXPECT_EQ(exadnn::testing::values(fused.x.grad()), exadnn::testing::values(plain.x.grad()))
+            << what;
+      }
+    }
+  }
+}
+
 // A frozen weight with a trained bias: the bias gradient alone.
 TEST(ConvMaxPool, BiasGradientWithAFrozenWeight) {
   manual_seed(4);

@@ -81,18 +81,21 @@ using Pool2dBackwardKernel = void(const Pool2dGeometry& g, const Tensor& grad_x,
 // ---- convolution + max pooling ---------------------------------------------------------------
 
 /// What a fused convolution + max pooling forward keeps for its backward, in backend-chosen
-/// layouts: the input as the convolution read it, where each maximum came from, and whether the
-/// forward added a bias (the backward's primitives must be the forward's).
+/// layouts: the input as the convolution read it, where each maximum came from, whether the
+/// forward added a bias, and the memory formats of x and out (the backward's primitives must be
+/// the forward's).
 struct ConvMaxPoolSaved {
   Tensor input;
   Tensor workspace;
   bool bias = false;
+  bool x_channels_last = false, out_channels_last = false;
 };
 
 /// out [n, o, ph, pw] = max_pool(conv(x, weight) + bias): `conv` the convolution's geometry,
 /// `pool` the max pooling's over its output [n, o, oh, ow], which is never written to a tensor.
-/// bias may be undefined. An optional kernel: where a backend registers none, the op runs conv2d
-/// then max_pool2d.
+/// bias may be undefined. x and out are each contiguous or channels-last (memory_format.h); the
+/// backward's grad_x has x's format and grad_out out's. An optional kernel: where a backend
+/// registers none, the op runs conv2d then max_pool2d.
 using Conv2dMaxPoolForwardKernel = ConvMaxPoolSaved(const Conv2dGeometry& conv,
                                                     const Pool2dGeometry& pool, const Tensor& out,
                                                     const Tensor& x, const Tensor& weight,

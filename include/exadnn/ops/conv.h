@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "exadnn/backend/conv_algorithm.h"
+#include "exadnn/core/memory_format.h"
 #include "exadnn/core/tensor.h"
 #include "exadnn/ops/size2.h"
 
@@ -29,10 +30,15 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = Tensor
 /// max_pool2d(conv2d(x, weight, bias, params), pool_kernel, pool_stride, pool_padding) as one
 /// graph node. On the CPU in f32 it is one oneDNN step that never writes the convolution's output
 /// to a tensor (src/backend/cpu/onednn_conv_pool.cpp); elsewhere (other dtypes and devices,
-/// autocast, ConvAlgorithm::im2col, empty tensors) it runs the two ops.
+/// autocast, ConvAlgorithm::im2col, empty tensors) it runs the two ops. x may be contiguous or
+/// channels-last (read as it is; other layouts are copied first); `out_format` asks for the
+/// result's memory format (the fused kernels honour it, the two-op fallback returns contiguous):
+/// channels-last where the next op is another such convolution, which then reads it without a
+/// reorder. The input's gradient has the input's format.
 Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
                          const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
-                         Size2 pool_padding = 0);
+                         Size2 pool_padding = 0,
+                         MemoryFormat out_format = MemoryFormat::contiguous);
 
 /// The shape conv2d gives for an input of shape x and a weight of shape weight (throws like
 /// conv2d when they do not fit).

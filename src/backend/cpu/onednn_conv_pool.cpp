@@ -8,6 +8,9 @@
 //                                                                       -> [reorder] -> grad_x
 // conv_out and grad_conv live in scratch memory for one call; the input is kept as the
 // convolution read it (for the weights' gradient, no second reorder) with the pooling's workspace.
+// x and out (and their gradients) may be channels-last tensors instead of NCHW ones: a reorder
+// at the edge disappears where that is the layout the primitive works in (conv2 of a CNN reads
+// conv1's pooled output without one when conv1's node wrote it channels-last).
 
 #include "nn_impl.h"
 #include "onednn_context.h"
@@ -21,6 +24,7 @@ struct Key {
   Conv2dGeometry conv;
   Pool2dGeometry pool;
   bool bias;
+  bool x_nhwc, out_nhwc;  // x (and grad_x), out (and grad_out) channels-last, else NCHW
   bool operator==(const Key&) const = default;
 };
 
@@ -28,10 +32,10 @@ struct KeyHash {
   size_t operator()(const Key& k) const {
     const Conv2dGeometry& c = k.conv;
     const Pool2dGeometry& p = k.pool;
-    return hash_ints({c.n,          c.c,        c.h,        c.w,     c.o,        c.kh,
-                      c.kw,         c.stride_h, c.stride_w, c.pad_h, c.pad_w,    c.dilation_h,
-                      c.dilation_w, c.groups,   p.kh,       p.kw,    p.stride_h, p.stride_w,
-                      p.pad_h,      p.pad_w,    k.bias});
+    return hash_ints({c.n,          c.c,        c.h,        c.w,      c.o,        c.kh,
+                      c.kw,         c.stride_h, c.stride_w, c.pad_h,  c.pad_w,    c.dilation_h,
+                      c.dilation_w, c.groups,   p.kh,       p.kw,     p.stride_h, p.stride_w,
+                      p.pad_h,      p.pad_w,    k.bias,     k.x_nhwc, k.out_nhwc});
   }
 };
 
@@ -45,13 +49,13 @@ struct Plan {
   memory::desc conv_out, workspace, bias;  // conv_out: the convolution's output (and gradient)
   memory::desc scratch_conv_forward, scratch_pool_forward, scratch_pool_backward,
       scratch_conv_weights, scratch_conv_data;
-  Layout x;             // NCHW input -> the convolution's source layout
+  Layout x;             // the input (NCHW or NHWC) -> the convolution's source layout
   Layout weights;       // OIHW -> the forward's weights layout
-  Layout pooled;        // the pooling's output layout -> NCHW out
-  Layout grad_pooled;   // NCHW grad_out -> the pooling backward's layout
+  Layout pooled;        // the pooling's output layout -> out (NCHW or NHWC)
+  Layout grad_pooled;   // grad_out (out's layout) -> the pooling backward's layout
   Layout grad_weights;  // the weights gradient's layout -> OIHW
   Layout data_weights;  // OIHW -> backward data's weights layout
-  Layout grad_x;        // backward data's output layout -> NCHW
+  Layout grad_x;        // backward data's output layout -> grad_x (x's layout)
 };
 
 // Channels-last where oneDNN's brgconv kernels have enough input channels to beat the blocked
@@ -97,8 +101,9 @@ Plan make_plan(const Key& k) {
                                             d.dilates, d.padding, d.padding),
       attributes(), engine(), conv_fwd);
 
-  const memory::desc nchw_x = d.md(d.src, tag::nchw), oihw = d.md(d.weights, d.weights_tag);
-  const memory::desc nchw_pooled = d.md(pooled_dims, tag::nchw);
+  const memory::desc user_x = d.md(d.src, k.x_nhwc ? tag::nhwc : tag::nchw);
+  const memory::desc user_pooled = d.md(pooled_dims, k.out_nhwc ? tag::nhwc : tag::nchw);
+  const memory::desc oihw = d.md(d.weights, d.weights_tag);
   return Plan{dnnl::convolution_forward(conv_fwd),
               dnnl::pooling_forward(pool_fwd),
               dnnl::pooling_backward(pool_bwd),
@@ -112,19 +117,19 @@ Plan make_plan(const Key& k) {
               pool_bwd.scratchpad_desc(),
               conv_w.scratchpad_desc(),
               conv_d.scratchpad_desc(),
-              Layout(nchw_x, src, true, false),
+              Layout(user_x, src, true, false),
               Layout(oihw, conv_fwd.weights_desc(), true, false),
-              Layout(nchw_pooled, pool_fwd.dst_desc(), false, true),
-              Layout(nchw_pooled, pool_bwd.diff_dst_desc(), true, false),
+              Layout(user_pooled, pool_fwd.dst_desc(), false, true),
+              Layout(user_pooled, pool_bwd.diff_dst_desc(), true, false),
               Layout(oihw, conv_w.diff_weights_desc(), false, true),
               Layout(oihw, conv_d.weights_desc(), true, false),
-              Layout(nchw_x, conv_d.diff_src_desc(), false, true)};
+              Layout(user_x, conv_d.diff_src_desc(), false, true)};
 }
 
-std::shared_ptr<const Plan> plan(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
-                                 bool bias) {
+std::shared_ptr<const Plan> plan(const Conv2dGeometry& conv, const Pool2dGeometry& pool, bool bias,
+                                 bool x_nhwc, bool out_nhwc) {
   static PrimitiveCache<Key, Plan, KeyHash> cache;
-  const Key key{conv, pool, bias};
+  const Key key{conv, pool, bias, x_nhwc, out_nhwc};
   return cache.get(key, [&] { return make_plan(key); });
 }
 
@@ -145,10 +150,14 @@ ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2
                                          const Tensor& out, const Tensor& x, const Tensor& weight,
                                          const Tensor& bias) {
   return guarded("conv2d_max_pool2d", [&] {
-    const auto e = plan(conv, pool, bias.defined());
+    // A 4-D tensor that is not contiguous is channels-last (the op's contract).
+    const bool x_nhwc = !x.is_contiguous(), out_nhwc = !out.is_contiguous();
+    const auto e = plan(conv, pool, bias.defined(), x_nhwc, out_nhwc);
     Scratch scratch;
     ConvMaxPoolSaved saved;
     saved.bias = bias.defined();
+    saved.x_channels_last = x_nhwc;
+    saved.out_channels_last = out_nhwc;
     memory src = wrap(e->x.user, x);
     if (e->x.same()) {
       saved.input = x;
@@ -185,7 +194,7 @@ void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& 
                               const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
                               const ConvMaxPoolSaved& saved) {
   guarded("conv2d_max_pool2d", [&] {
-    const auto e = plan(conv, pool, saved.bias);
+    const auto e = plan(conv, pool, saved.bias, saved.x_channels_last, saved.out_channels_last);
     Scratch scratch;
     const memory grad_conv = scratch.make(e->conv_out);  // written whole by the pooling backward
     execute(e->pool_backward, e->scratch_pool_backward,
