@@ -18,6 +18,7 @@
 
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/dist/environment.h"
+#include "exadnn/dist/fully_sharded.h"
 #include "exadnn/dist/parallel_ops.h"
 #include "exadnn/dist/pipeline.h"
 #include "exadnn/dist/pipeline_schedule.h"
@@ -176,6 +177,21 @@ int main(int argc, char** argv) {
                  opt.step();
                },
                [&] { return opt.communication_seconds(); }),
+           data.step_s);
+  }
+  // Fully sharded data parallel (ZeRO-3): parameters, gradients and state 1/P per rank, each layer
+  // gathered for its forward and again (recomputed) for its backward.
+  {
+    dist::FullyShardedModel model(mlp(), comm, adam);
+    report(comm, "fully sharded (ZeRO-3)",
+           measure(
+               comm, steps, rounds,
+               [&] {
+                 model.zero_grad();
+                 mse(model(my_x), my_target).backward();
+                 model.step();
+               },
+               [&] { return model.communication_seconds(); }),
            data.step_s);
   }
   // Pipeline, both schedules, 8 micro-batches of `rows` samples: `model` cut at `boundaries`

@@ -101,6 +101,20 @@ void Module::to(DType dtype) {
   });
 }
 
+void Module::bind_parameters(const std::vector<Tensor>& values) {
+  std::vector<std::pair<std::string, Tensor*>> members;
+  visit(true, "", [&](const std::string& path, Tensor* t) { members.emplace_back(path, t); });
+  EXADNN_CHECK(values.size() == members.size(), name(), "bind_parameters: ", values.size(),
+               " tensors for ", members.size(), " parameters");
+  for (size_t i = 0; i < members.size(); ++i) {
+    const Tensor& old = *members[i].second;
+    EXADNN_CHECK(!values[i].defined() || !old.defined() || values[i].shape() == old.shape(), name(),
+                 "bind_parameters: parameter '", members[i].first, "' has shape ", old.shape(),
+                 ", got ", values[i].shape());
+  }
+  for (size_t i = 0; i < members.size(); ++i) *members[i].second = values[i];
+}
+
 void Module::to(Device device) {
   NoGradGuard no_grad;
   visit(true, "", [&](const std::string&, Tensor* t) {

@@ -138,7 +138,17 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
                             "' in parallel (allowed: boundaries, micro_batches, pipeline, "
                             "recompute, schedule, shard, spatial, tensor)");
   }
-  read_scalar(node, "shard", p.shard, "true or false", report);
+  if (const YAML::Node shard = node["shard"]) {  // true | 1 (ZeRO-1), 3 (ZeRO-3), false | 0
+    const std::string v = shard.IsScalar() ? shard.Scalar() : describe_value(shard);
+    if (v == "true" || v == "1")
+      p.shard = 1;
+    else if (v == "3")
+      p.shard = 3;
+    else if (v != "false" && v != "0")
+      report(shard, "'parallel.shard' is '" + v +
+                        "' (allowed: true or 1 — the optimizer state sharded, ZeRO-1; 3 — the "
+                        "parameters, gradients and optimizer state sharded, ZeRO-3; false)");
+  }
   read_scalar(node, "recompute", p.recompute, "true or false", report);
   read_count(node["tensor"], "parallel.tensor", 1, kMaxWays, p.tensor, report);
   read_count(node["pipeline"], "parallel.pipeline", 1, kMaxWays, p.pipeline, report);
@@ -182,6 +192,10 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
     report(node["tensor"],
            "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not "
            "done yet (unsupported combination)");
+  if (p.shard == 3 && c.precision != "fp32")
+    report(node["shard"], detail::cat("'parallel.shard: 3' trains in fp32 (the layers' gathered "
+                                      "parameters are f32); 'precision: ",
+                                      c.precision, "' is an unsupported combination"));
   for (const auto& [key, ways] : {std::pair<const char*, int>{"pipeline", p.pipeline},
                                   {"tensor", p.tensor},
                                   {"spatial", p.spatial}})

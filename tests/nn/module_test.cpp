@@ -90,3 +90,24 @@ TEST(Module, ZeroGradDropsGradients) {
   net->zero_grad();
   for (const Tensor& p : net->parameters()) EXPECT_FALSE(p.grad().defined());
 }
+
+TEST(Module, BindParametersRebindsReleasesAndChecks) {
+  auto net = mlp();
+  const Tensor x = ones({2, 4});
+  const auto before = exadnn::testing::values((*net)(x));
+  std::vector<Tensor> kept;
+  for (const Tensor& p : net->parameters()) kept.push_back(p.detach().clone());
+  net->bind_parameters(std::vector<Tensor>(3));  // released
+  for (const Tensor& p : net->parameters()) EXPECT_FALSE(p.defined());
+  net->bind_parameters(kept);  // the members are the given tensors themselves
+  EXPECT_EQ(net->parameters()[0].data_ptr(), kept[0].data_ptr());
+  const auto after = exadnn::testing::values((*net)(x));
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]);
+  EXPECT_THROW(net->bind_parameters({kept[0]}), Error);  // a count that is not the parameters'
+  try {
+    net->bind_parameters({kept[0], zeros({5}), kept[2]});
+    ADD_FAILURE() << "a misshapen tensor was bound";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'0.bias'"), std::string::npos) << e.what();
+  }
+}

@@ -23,6 +23,7 @@
 
 #include "exadnn/core/state_dict.h"
 #include "exadnn/dist/communicator.h"
+#include "exadnn/dist/flat_shards.h"
 #include "exadnn/optim/optimizer.h"
 
 namespace exadnn::dist {
@@ -57,16 +58,13 @@ class ShardedOptimizer {
   /// Values this rank's optimizer keeps per state buffer: ⌈N / P⌉ of the model's N.
   int64_t shard_numel() const { return shard_.numel(); }
   /// N, the model's parameter count.
-  int64_t total_numel() const { return total_; }
+  int64_t total_numel() const;
   /// Seconds spent in step()'s reduce-scatter and all-gather so far.
   double communication_seconds() const { return comm_seconds_; }
   /// The optimizer that updates this rank's block.
   const optim::Optimizer& inner() const { return *inner_; }
 
  private:
-  // Writes the parameters' values (or gradients) end to end into a padded flat [P·S] tensor.
-  Tensor flat_params() const;
-  Tensor flat_grads() const;
   // Copies this rank's block [S] of the flattened parameters into shard_.
   void read_block();
   // Copies a padded flat [P·S] tensor back into the parameters.
@@ -74,8 +72,8 @@ class ShardedOptimizer {
 
   std::vector<Tensor> params_;
   Communicator comm_;
-  int64_t total_ = 0;
-  Tensor shard_;  // [S]: this rank's block of the flattened parameters (the inner optimizer's)
+  FlatShards layout_;  // the parameters end to end in P blocks
+  Tensor shard_;       // [S]: this rank's block of the flattened parameters (the inner optimizer's)
   std::unique_ptr<optim::Optimizer> inner_;
   double comm_seconds_ = 0;
 };

@@ -84,6 +84,12 @@ class Module {
   void load_state_dict(const StateDict& state, bool strict = true);
   /// Drops the gradient of every parameter.
   void zero_grad();
+  /// Rebinds the parameter members, in parameters() order, to `values`: tensors of the members'
+  /// shapes, used as they are (views of one gathered buffer, leaves or not), or undefined tensors,
+  /// which release the members' memory. For code that keeps the parameters elsewhere between
+  /// uses (dist::FullyShardedModel, ZeRO stage 3); a module whose parameters are released must
+  /// not run, save or move before they are bound again. A wrong count or shape is an Error.
+  void bind_parameters(const std::vector<Tensor>& values);
 
  protected:
   /// Runs a module of several inputs: `inputs` holds input_names().size() (≥ 2) defined tensors,

@@ -49,10 +49,10 @@ struct MpiSpec {
 /// How the work of one model is split over the MPI ranks (the config's `parallel:` section, beside
 /// `distributed: {mode: allreduce}`). Ranks = data × pipeline × tensor (dist::ProcessGrid).
 struct ParallelSpec {
-  bool enabled = false;             ///< the config has a `parallel` section
-  bool shard = false;               ///< optimizer state sharded over the data-parallel ranks
-  int tensor = 1;                   ///< ranks that split each Linear → activation → Linear pair
-  int pipeline = 1;                 ///< pipeline stages (ranks that hold a part of the layers)
+  bool enabled = false;  ///< the config has a `parallel` section
+  int shard = 0;     ///< ZeRO stage: 0 none, 1 optimizer state sharded, 3 parameters, gradients too
+  int tensor = 1;    ///< ranks that split each Linear → activation → Linear pair
+  int pipeline = 1;  ///< pipeline stages (ranks that hold a part of the layers)
   int micro_batches = 1;            ///< pipeline: micro-batches per batch
   std::string schedule = "gpipe";   ///< pipeline: gpipe or 1f1b
   bool recompute = false;           ///< pipeline: recompute activations in backward

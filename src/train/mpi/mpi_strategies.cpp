@@ -70,19 +70,6 @@ class AllreduceStrategy : public MpiStrategy {
   std::unique_ptr<dist::DataParallel> ddp_;
 };
 
-// The Trainer's handle on a sharded optimizer: the model's parameters (zero_grad, the loss
-// scaler's unscaling), the learning rate a schedule sets, the step count. It keeps no state
-// buffers and updates nothing itself: ShardedStrategy::step applies the update through the
-// dist::ShardedOptimizer, which holds each rank's block of the state.
-class ShardedFront final : public optim::Optimizer {
- public:
-  ShardedFront(std::vector<Tensor> params, double lr)
-      : Optimizer(std::move(params), lr, "sharded") {}
-
- private:
-  void update(size_t, const Tensor&, const Tensor&) override {}
-};
-
 // parallel: {shard: true} (ZeRO-1): data parallel as allreduce (each rank its shard of every
 // epoch), but the gradients are reduce-scattered, each rank updates its block of the flattened
 // parameters with its block of the optimizer state, and the blocks are all-gathered.
@@ -378,6 +365,7 @@ std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelS
                                             const std::vector<LayerSpec>& layers) {
   if (parallel.enabled) {  // with mode allreduce (config_parallel.cpp)
     check_parallel_layout(parallel, dist::Communicator::world().size());
+    if (parallel.shard == 3) return make_fully_sharded_strategy(spec);
     if (parallel.shard) return std::make_unique<ShardedStrategy>(spec);
     if (parallel.pipeline > 1) return std::make_unique<PipelineStrategy>(spec, parallel);
     if (parallel.tensor > 1) return make_tensor_strategy(spec, parallel);

@@ -26,6 +26,9 @@ std::unique_ptr<Strategy> make_tensor_strategy(const MpiSpec& spec, const Parall
 std::unique_ptr<Strategy> make_spatial_strategy(const MpiSpec& spec, const ParallelSpec& parallel,
                                                 const std::vector<LayerSpec>& layers);
 
+/// parallel: {shard: 3} (fully_sharded_strategy.cpp): ZeRO-3 over the world's ranks.
+std::unique_ptr<Strategy> make_fully_sharded_strategy(const MpiSpec& spec);
+
 /// dist::abort_job: ends every rank of a job of several with `message`; false otherwise.
 bool abort_mpi_job(const std::string& message, int code);
 

@@ -97,6 +97,19 @@ class MpiStrategy : public Strategy {
 // The base of the strategies that split each model replica over a group of ranks (pipeline,
 // tensor, spatial): the job's ranks as a data × pipeline × tensor grid whose replicas each read
 // their shard of every epoch; the model is the config's sequential list.
+// The Trainer's handle on a sharded optimizer: the parameters it sees (zero_grad, the loss
+// scaler's unscaling), the learning rate a schedule sets, the step count. It keeps no state
+// buffers and updates nothing itself: the strategy's step applies the update through the
+// dist:: object that holds each rank's block of the state (ShardedOptimizer, FullyShardedModel).
+class ShardedFront final : public optim::Optimizer {
+ public:
+  ShardedFront(std::vector<Tensor> params, double lr)
+      : Optimizer(std::move(params), lr, "sharded") {}
+
+ private:
+  void update(size_t, const Tensor&, const Tensor&) override {}
+};
+
 class ModelSplitStrategy : public MpiStrategy {
  public:
   ModelSplitStrategy(const MpiSpec& spec, dist::GridShape shape)
