@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's benchmark: time per step of tensor, sharded, pipeline (GPipe, 1F1B) and spatial
+# Issue 19's benchmark: time per step of tensor, sharded (ZeRO-1, ZeRO-3), pipeline (GPipe, 1F1B) and spatial
 # parallelism against data parallelism on the same 2 ranks (1 thread each), with the communication
 # time per step and the pipeline's idle fraction. RUNS alternating runs; quote the medians and the
 # load printed before each.

@@ -9,6 +9,7 @@
 #include "exadnn/dist/mpi_interop.h"
 #include "mpi_check.h"
 #include "mpi_types.h"
+#include "pairwise_reduce_scatter.h"
 
 namespace exadnn::dist {
 
@@ -181,8 +182,10 @@ Work Communicator::reduce_scatter(Tensor out, Tensor in, ReduceOp op) const {
                "dist::reduce_scatter", "input must hold ", size(), " blocks of the output's ",
                out.numel(), " ", dtype_name(out.dtype()), " elements, got ", in.numel(), " ",
                dtype_name(in.dtype()));
-  const MPI_Op mop = detail::mpi_op(op, in.dtype());
   const uint64_t next = state_->collectives_started + 1;
+  if (detail::use_pairwise_reduce_scatter(size(), in.dtype(), n, op == ReduceOp::sum))
+    return detail::pairwise_reduce_scatter(state_, out, in, describe("reduce_scatter", next, in));
+  const MPI_Op mop = detail::mpi_op(op, in.dtype());
   return launch(state_, describe("reduce_scatter", next, in), true, {out, in},
                 "MPI_Ireduce_scatter_block", [&](MPI_Request* r) {
                   return MPI_Ireduce_scatter_block(in.data_ptr(), out.data_ptr(), n,

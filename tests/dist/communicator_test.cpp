@@ -74,6 +74,49 @@ INSTANTIATE_TEST_SUITE_P(EveryDtype, CommunicatorTest,
                                            DType::i32, DType::i64, DType::u8),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
+// Blocks of 64 KiB and more travel as direct messages (pairwise_reduce_scatter.h): the sums, two
+// reduce-scatters in flight at once beside a point-to-point message of the same tag on the data
+// duplicate, and a block sum that is the same on every rank as the rank-order sum.
+TEST(Communicator, LargeReduceScattersAreExactAndKeepTheirOrder) {
+  Communicator comm = Communicator::world();
+  const int r = comm.rank(), p = comm.size();
+  for (DType dt : {DType::f32, DType::f64}) {
+    const int64_t n = (128 << 10) / static_cast<int64_t>(dtype_size(dt));  // 128 KiB blocks
+    const auto opts = TensorOptions().dtype(dt);
+    // Element i of block q on rank r: q + r + i (exact in f32 below 2^24).
+    Tensor index = arange(0, static_cast<double>(n), 1, opts);
+    Tensor first = empty({p, n}, opts), second = empty({p, n}, opts);
+    for (int q = 0; q < p; ++q) {
+      copy_(first[q], index + static_cast<double>(q + r));
+      copy_(second[q], index * 2.0 - static_cast<double>(q));
+    }
+    Tensor a = zeros({n}, opts), b = zeros({n}, opts);
+    Tensor token = full({1}, r, opts), got = zeros({1}, opts);
+    Work rx = comm.recv(got, (r + p - 1) % p, 3), tx = comm.send(token, (r + 1) % p, 3);
+    Work wa = comm.reduce_scatter(a, first), wb = comm.reduce_scatter(b, second);
+    wb.wait();
+    wa.wait();
+    rx.wait();
+    tx.wait();
+    const auto va = values(a), vb = values(b);
+    for (int64_t i = 0; i < n; i += 997) {
+      EXPECT_EQ(va[i], p * (r + static_cast<double>(i)) + p * (p - 1) / 2.0) << i;
+      EXPECT_EQ(vb[i], p * 2.0 * static_cast<double>(i) - p * r) << i;
+    }
+    EXPECT_EQ(values(got)[0], (r + p - 1) % p);
+  }
+  // Fractions whose sum depends on the order: every rank's block equals the rank-order sum.
+  const int64_t n = 1 << 15;
+  Generator gen(11);
+  std::vector<Tensor> inputs;
+  for (int q = 0; q < p; ++q) inputs.push_back(randn({p, n}, TensorOptions(), &gen));
+  Tensor out = zeros({n});
+  comm.reduce_scatter(out, inputs[r]).wait();
+  Tensor want = inputs[0][r].clone();
+  for (int q = 1; q < p; ++q) add_(want, inputs[q][r]);
+  EXPECT_EQ(values(out), values(want));
+}
+
 TEST(Communicator, HalfSumsOfFractions) {
   Communicator comm = Communicator::world();
   const int r = comm.rank(), p = comm.size();
