@@ -192,10 +192,11 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
     report(node["tensor"],
            "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not "
            "done yet (unsupported combination)");
-  if (p.shard == 3 && c.precision != "fp32")
-    report(node["shard"], detail::cat("'parallel.shard: 3' trains in fp32 (the layers' gathered "
-                                      "parameters are f32); 'precision: ",
-                                      c.precision, "' is an unsupported combination"));
+  if (p.shard == 3 && c.precision == "fp16")
+    report(node["shard"],
+           "'parallel.shard: 3' trains in fp32 or bf16 (fp16's loss scaling is not "
+           "done through its layers); 'precision: fp16' is an unsupported "
+           "combination");
   for (const auto& [key, ways] : {std::pair<const char*, int>{"pipeline", p.pipeline},
                                   {"tensor", p.tensor},
                                   {"spatial", p.spatial}})

@@ -268,8 +268,9 @@ EpochTotals Trainer::Run::train_epoch(int64_t epoch, LossWatch& loss_watch) {
   int64_t index = 0;  // steps this rank ran in the epoch
   EpochTotals totals = strategy->train_epoch(*loader, epoch - 1, [&](const data::Batch& batch) {
     double value = 0;
-    if (strategy->runs_forward_backward()) {  // parallel.pipeline: through the stages
+    if (strategy->runs_forward_backward()) {  // parallel.pipeline, shard: 3: the strategy's
       optimizer->zero_grad();
+      const precision::Autocast autocast_scope(autocast);  // bf16 (shard: 3); fp32 otherwise
       value = strategy->forward_backward(batch, loss);
     } else {
       Tensor loss_value;

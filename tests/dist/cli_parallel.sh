@@ -7,8 +7,8 @@
 #    for a 4th epoch to the loss it reaches from allreduce's checkpoint, and 2 sharded ranks resume
 #    it to allreduce's own resumed loss;
 #  shard: 3 (ZeRO-3, 2 ranks) = allreduce on 2 ranks; each rank keeps half of every layer's
-#    parameters and of the optimizer state; its checkpoint resumed on one process and on 2 ZeRO-3
-#    ranks = allreduce's checkpoint resumed;
+#    parameters and of the optimizer state; also in bf16; its checkpoint resumed on one process and
+#    on 2 ZeRO-3 ranks = allreduce's checkpoint resumed;
 #  pipeline: 2 stages (GPipe, 4 micro-batches) on 2 ranks = one process; 2 stages (1F1B,
 #    recompute, boundaries [2]) × 2 data-parallel on 4 ranks = allreduce on 2 ranks; its
 #    checkpoint resumed on one process and on 2 pipeline ranks = one process's own checkpoint
@@ -76,6 +76,10 @@ same "$work/allreduce.json" "$work/shard3.json" "allreduce / ZeRO-3, 2 ranks"
 # half of the momentum: (1 + 1 buffer) · 4 bytes per value kept.
 grep -q "674 of 1348 parameters on this rank, the largest layer's 1088 whole while it runs; parameters and optimizer state 5392 bytes on this rank, 10784 in one process" "$work/shard3.json.log" ||
   { echo "FAIL: the ZeRO-3 run does not report 674 of 1348 parameters (5392 of 10784 bytes) per rank"; exit 1; }
+# bf16: the layers' forward and its recomputation under the same autocast as allreduce's.
+run 2 "$work/allreduce-bf16.json" $ar precision=bf16
+run 2 "$work/shard3-bf16.json" $ar parallel.shard=3 precision=bf16
+same "$work/allreduce-bf16.json" "$work/shard3-bf16.json" "allreduce / ZeRO-3 in bf16, 2 ranks"
 cp -r "$work/shard3-ckpt" "$work/shard3-ckpt-2"
 one "$work/shard3-resumed.json" --set epochs=4 --checkpoint-dir "$work/shard3-ckpt" --resume
 same "$work/allreduce-resumed.json" "$work/shard3-resumed.json" "one process resumed from allreduce / ZeRO-3" last

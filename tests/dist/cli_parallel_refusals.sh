@@ -38,7 +38,7 @@ refuses 2 "'parallel.boundaries' has 1 entries; 'parallel.pipeline: 3' needs 2" 
 refuses 2 "this config has 'distributed.mode: param_server' (unsupported combination)" distributed.mode=param_server parallel.shard=true
 refuses 1 "this config has no 'distributed' (unsupported combination)" parallel.shard=true
 refuses 2 "'parallel.shard' is '2' (allowed: true or 1" $ar parallel.shard=2
-refuses 2 "'parallel.shard: 3' trains in fp32" $ar parallel.shard=3 precision=bf16
+refuses 2 "'parallel.shard: 3' trains in fp32 or bf16" $ar parallel.shard=3 precision=fp16
 refuses 2 "'parallel.spatial' splits images and does not combine with 'tensor', 'pipeline' or 'shard'" $ar parallel.spatial=2 parallel.tensor=2
 refuses 2 "'parallel.spatial: 2' splits images for the conv2d and pooling layers before a 'flatten' or 'global_avgpool'; the model has none before it" $ar parallel.spatial=2
 refuses 2 "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not done yet" $ar parallel.tensor=2 parallel.pipeline=2
