@@ -96,6 +96,22 @@ void report_memory(const dist::Communicator& comm, const char* mode, double mib,
         mode, mib, mib / whole);
 }
 
+size_t host_bytes_in_use() {
+  return MemoryManager::instance().stats(MemoryKind::host).bytes_in_use;
+}
+
+// What a mode keeps on this rank between steps (parameters, gradients, optimizer state, its
+// communication buffers: host bytes in use beyond `before`, taken before the model was built) and
+// what a step holds on top of that, rank 0's.
+void report_held(const dist::Communicator& comm, const char* mode, size_t before,
+                 const std::function<void()>& step) {
+  const double held = static_cast<double>(host_bytes_in_use() - before) / (1 << 20);
+  const double peak = step_peak_mib(step);
+  if (comm.rank() == 0)
+    std::printf("%-22s %9.2f MiB per rank kept between steps, %.2f MiB more during a step\n", mode,
+                held, peak);
+}
+
 void report(const dist::Communicator& comm, const char* mode, const Result& r, double baseline) {
   if (comm.rank() != 0) return;
   std::printf("%-22s %9.2f ms/step  %6.2fx data parallel's  communication %7.2f ms/step (%4.1f %%)",
@@ -135,18 +151,18 @@ int main(int argc, char** argv) {
   // Data parallel: each rank 1/P of the batch, gradients averaged by the bucketed reducer.
   Result data;
   {
+    const size_t before = host_bytes_in_use();
     auto model = mlp();
     dist::DataParallel ddp(*model, comm);
     auto opt = adam(model->parameters());
-    data = measure(
-        comm, steps, rounds,
-        [&] {
-          opt->zero_grad();
-          mse((*model)(my_x), my_target).backward();
-          opt->step();
-        },
-        [&] { return ddp.reducer().wait_seconds(); });
+    const auto step = [&] {
+      opt->zero_grad();
+      mse((*model)(my_x), my_target).backward();
+      opt->step();
+    };
+    data = measure(comm, steps, rounds, step, [&] { return ddp.reducer().wait_seconds(); });
     report(comm, "data parallel", data, data.step_s);
+    report_held(comm, "data parallel", before, step);
   }
   // Tensor parallel: the whole batch on every rank, hidden features split.
   {
@@ -166,33 +182,33 @@ int main(int argc, char** argv) {
   }
   // Sharded data parallel (ZeRO-1).
   {
+    const size_t before = host_bytes_in_use();
     auto model = mlp();
     dist::ShardedOptimizer opt(model->parameters(), comm, adam);
+    const auto step = [&] {
+      opt.zero_grad();
+      mse((*model)(my_x), my_target).backward();
+      opt.step();
+    };
     report(comm, "sharded data parallel",
-           measure(
-               comm, steps, rounds,
-               [&] {
-                 opt.zero_grad();
-                 mse((*model)(my_x), my_target).backward();
-                 opt.step();
-               },
-               [&] { return opt.communication_seconds(); }),
+           measure(comm, steps, rounds, step, [&] { return opt.communication_seconds(); }),
            data.step_s);
+    report_held(comm, "sharded data parallel", before, step);
   }
   // Fully sharded data parallel (ZeRO-3): parameters, gradients and state 1/P per rank, each layer
   // gathered for its forward and again (recomputed) for its backward.
   {
+    const size_t before = host_bytes_in_use();
     dist::FullyShardedModel model(mlp(), comm, adam);
+    const auto step = [&] {
+      model.zero_grad();
+      mse(model(my_x), my_target).backward();
+      model.step();
+    };
     report(comm, "fully sharded (ZeRO-3)",
-           measure(
-               comm, steps, rounds,
-               [&] {
-                 model.zero_grad();
-                 mse(model(my_x), my_target).backward();
-                 model.step();
-               },
-               [&] { return model.communication_seconds(); }),
+           measure(comm, steps, rounds, step, [&] { return model.communication_seconds(); }),
            data.step_s);
+    report_held(comm, "fully sharded (ZeRO-3)", before, step);
   }
   // Pipeline, both schedules, 8 micro-batches of `rows` samples: `model` cut at `boundaries`
   // (empty: balanced by parameter count); prints every stage's measured idle fraction beside the

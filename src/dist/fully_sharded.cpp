@@ -76,13 +76,13 @@ class GatheredLayer : public autograd::Function {
 
   std::vector<Tensor> backward(autograd::FunctionContext& ctx,
                                const std::vector<Tensor>& grad_out) override {
-    std::vector<Tensor> params = owner_.gather(unit_);
-    for (Tensor& p : params) p = p.detach().requires_grad_(true);
     Tensor x = ctx.saved()[0].detach();
     const bool wants_x = ctx.needs_input_grad(0);
     if (wants_x) x.requires_grad_(true);
     std::vector<Tensor> grads;
-    {
+    {  // the gathered parameters live only in this scope
+      std::vector<Tensor> params = owner_.gather(unit_);
+      for (Tensor& p : params) p = p.detach().requires_grad_(true);
       BoundParameters bound(*unit_.layer, params);
       KeptBuffers kept(*unit_.layer);
       Tensor y;
@@ -91,16 +91,15 @@ class GatheredLayer : public autograd::Function {
         precision::Autocast autocast(autocast_);
         y = (*unit_.layer)(x);
       }
-      std::vector<Tensor> wrt = params;
-      if (wants_x) wrt.insert(wrt.begin(), x);
-      grads = autograd::grad({y}, wrt, {grad_out[0]});
+      if (wants_x) params.insert(params.begin(), x);
+      grads = autograd::grad({y}, params, {grad_out[0]});
     }
     Tensor grad_x;
     if (wants_x) {
       grad_x = grads.front();
       grads.erase(grads.begin());
     }
-    return {grad_x, owner_.reduce_scatter(unit_, grads)};
+    return {grad_x, owner_.reduce_scatter(unit_, std::move(grads))};
   }
 
   std::string name() const override { return "FullyShardedModel." + unit_.layer->name(); }
@@ -157,8 +156,9 @@ std::vector<Tensor> FullyShardedModel::gather(const Unit& unit) {
   return unit.layout.unflatten(whole);
 }
 
-Tensor FullyShardedModel::reduce_scatter(const Unit& unit, const std::vector<Tensor>& grads) {
+Tensor FullyShardedModel::reduce_scatter(const Unit& unit, std::vector<Tensor> grads) {
   const Tensor flat = unit.layout.flatten(grads);
+  grads.clear();  // only the flat copy from here on
   Tensor block = empty({unit.layout.block()});
   const auto t0 = Clock::now();
   comm_.reduce_scatter(block, flat).wait();

@@ -28,8 +28,9 @@ Work pairwise_reduce_scatter(const std::shared_ptr<CommState>& comm, Tensor out,
   const int64_t n = out.numel();
   const Tensor in = input.view({p * n});  // contiguous (checked by the caller)
   const MPI_Datatype type = mpi_datatype(in.dtype());
-  // received[q]: block `rank` of rank q's input (row `rank` of this rank's own for q == rank).
-  Tensor received = empty({p, n}, TensorOptions().dtype(in.dtype()));
+  // Row row_of(q): block `rank` of rank q's input, for the P - 1 other ranks q.
+  Tensor received = empty({p - 1, n}, TensorOptions().dtype(in.dtype()));
+  const auto row_of = [rank](int q) { return q < rank ? q : q - 1; };
   auto w = std::make_shared<WorkState>();
   w->comm = comm;
   w->collective = ++comm->collectives_started;
@@ -37,7 +38,7 @@ Work pairwise_reduce_scatter(const std::shared_ptr<CommState>& comm, Tensor out,
   for (int q = 0; q < p; ++q) {
     if (q == rank) continue;
     w->requests.push_back(MPI_REQUEST_NULL);
-    mpi_check(MPI_Irecv(received.narrow(0, q, 1).data_ptr(), static_cast<int>(n), type, q,
+    mpi_check(MPI_Irecv(received.narrow(0, row_of(q), 1).data_ptr(), static_cast<int>(n), type, q,
                         kBlockTag, comm->control, &w->requests.back()),
               "MPI_Irecv of a reduce_scatter block");
   }
@@ -50,11 +51,11 @@ Work pairwise_reduce_scatter(const std::shared_ptr<CommState>& comm, Tensor out,
               "MPI_Isend of a reduce_scatter block");
   }
   w->keep_alive = {out, input, received};
-  w->on_complete = [out, in, received, rank, n, p] {
+  w->on_complete = [out, in, received, rank, n, p, row_of] {
     NoGradGuard no_grad;
     // The blocks summed in rank order, so the result does not depend on which rank sums.
     auto block = [&](int q) {
-      return q == rank ? in.narrow(0, q * n, n) : received.narrow(0, q, 1).view({n});
+      return q == rank ? in.narrow(0, q * n, n) : received.narrow(0, row_of(q), 1).view({n});
     };
     const Tensor sum = out.view({n});
     copy_(sum, block(0));

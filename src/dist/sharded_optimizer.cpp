@@ -76,6 +76,7 @@ void ShardedOptimizer::step() {
   // 2. The optimizer on the block.
   shard_.set_grad(block_grad);
   inner_->step();
+  shard_.zero_grad();  // the block's gradient is not kept between steps
   // 3. Every rank's updated block back into the parameters.
   t0 = std::chrono::steady_clock::now();
   const Tensor updated = gather_blocks(shard_.detach(), comm_);

@@ -120,8 +120,8 @@ class FullyShardedModel {
   /// The layer's whole parameters, gathered from every rank's block (views of one buffer).
   std::vector<Tensor> gather(const Unit& unit);
   /// The average over the ranks of this rank's block of `grads` (the layer's parameter
-  /// gradients; undefined ones count as zeros): [S_u].
-  Tensor reduce_scatter(const Unit& unit, const std::vector<Tensor>& grads);
+  /// gradients; undefined ones count as zeros; dropped once laid end to end): [S_u].
+  Tensor reduce_scatter(const Unit& unit, std::vector<Tensor> grads);
 
  private:
   std::shared_ptr<nn::Sequential> model_;
