@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <set>
+#include <typeinfo>
 
 #include "exadnn/autograd/engine.h"
 #include "exadnn/autograd/function.h"
@@ -110,6 +111,18 @@ class GatheredLayer : public autograd::Function {
   DType autocast_;
 };
 
+// The layers `seq` runs, in order, with every nested Sequential opened into its own layers (a
+// Sequential only chains its layers, so running the list is running the model).
+void append_layers(const nn::Sequential& seq, std::vector<std::shared_ptr<nn::Module>>& out) {
+  for (size_t i = 0; i < seq.size(); ++i) {
+    const std::shared_ptr<nn::Module>& layer = seq[i];
+    if (typeid(*layer) == typeid(nn::Sequential))
+      append_layers(static_cast<const nn::Sequential&>(*layer), out);
+    else
+      out.push_back(layer);
+  }
+}
+
 }  // namespace
 
 FullyShardedModel::FullyShardedModel(std::shared_ptr<nn::Sequential> model, Communicator comm,
@@ -125,8 +138,8 @@ FullyShardedModel::FullyShardedModel(std::shared_ptr<nn::Sequential> model, Comm
   }
   EXADNN_CHECK(!parameter_names_.empty(), kWhere, "the model has no parameters");
   size_t first = 0;
-  for (size_t i = 0; i < model_->size(); ++i) {
-    const std::shared_ptr<nn::Module>& layer = (*model_)[i];
+  append_layers(*model_, layers_);
+  for (const std::shared_ptr<nn::Module>& layer : layers_) {
     const std::vector<Tensor> params = layer->parameters();
     if (params.empty()) {
       unit_of_layer_.push_back(-1);
@@ -169,10 +182,10 @@ Tensor FullyShardedModel::reduce_scatter(const Unit& unit, std::vector<Tensor> g
 
 Tensor FullyShardedModel::forward(const Tensor& x) {
   Tensor y = x;
-  for (size_t i = 0; i < model_->size(); ++i) {
+  for (size_t i = 0; i < layers_.size(); ++i) {
     const int u = unit_of_layer_[i];
     if (u < 0)
-      y = (*(*model_)[i])(y);
+      y = (*layers_[i])(y);
     else
       y = autograd::apply<GatheredLayer>({y, units_[u].shard}, *this, units_[u])[0];
   }

@@ -158,6 +158,30 @@ TEST(FullyShardedModel, Bf16AutocastMatchesDataParallel) {
   EXPECT_TRUE(same_state(sharded.state_dict(), replicated->state_dict(), 1e-5));
 }
 
+// A nested Sequential is opened: its layers are units of their own (one gathered at a time).
+TEST(FullyShardedModel, NestedSequentialsAreSplitIntoTheirLayers) {
+  Communicator comm = Communicator::world();
+  FixedBatch b;
+  const auto nested = [] {
+    manual_seed(4);
+    auto inner =
+        std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+            std::make_shared<nn::Linear>(6, 16), std::make_shared<nn::Tanh>(),
+            std::make_shared<nn::Linear>(16, 8), std::make_shared<nn::Tanh>()});
+    return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+        inner, std::make_shared<nn::Linear>(8, 3)});
+  };
+  auto reference = nested();
+  auto one = make_adam(reference->parameters());
+  train_whole(*reference, *one, b.x, b.y, 0, 12, 10);
+  FullyShardedModel sharded(nested(), comm, make_adam);
+  EXPECT_EQ(sharded.shards().size(), 3u);
+  EXPECT_EQ(sharded.largest_unit_numel(), 16 * 8 + 8);
+  train_sharded(sharded, b.x, b.y, 10);
+  EXPECT_TRUE(same_state(sharded.state_dict(), reference->state_dict(), 1e-5));
+  EXPECT_TRUE(same_state(sharded.optimizer_state_dict(), one->state_dict(), 1e-5));
+}
+
 TEST(FullyShardedModel, BatchNormStatisticsAreUpdatedOncePerStep) {
   Communicator comm = Communicator::world();
   FixedBatch b;

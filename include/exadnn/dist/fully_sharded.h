@@ -3,9 +3,10 @@
 // runs the whole model on its part of the batch, but keeps only a 1/P block of each layer's
 // parameters between uses:
 //
-//   unit u = a layer of the Sequential that has parameters; its parameters end to end form a
-//            flat [P·S_u] (FlatShards), and rank r keeps only block r, [S_u] — a leaf tensor that
-//            the optimizer updates (shards()).
+//   unit u = a layer of the Sequential that has parameters (a nested Sequential is opened: its
+//            layers are units of their own, so a ResNet's blocks are); its parameters end to end
+//            form a flat [P·S_u] (FlatShards), and rank r keeps only block r, [S_u] — a leaf tensor
+//            that the optimizer updates (shards()).
 //   forward:  all-gather the unit's blocks, bind the layer's parameters to views of the gathered
 //             buffer, run the layer without recording a graph, release the buffer; keep only the
 //             layer's input. One graph node per unit.
@@ -126,8 +127,9 @@ class FullyShardedModel {
  private:
   std::shared_ptr<nn::Sequential> model_;
   Communicator comm_;
+  std::vector<std::shared_ptr<nn::Module>> layers_;  // what runs, nested Sequentials opened
   std::vector<Unit> units_;
-  std::vector<int> unit_of_layer_;  // per layer of the model: its unit, or -1
+  std::vector<int> unit_of_layer_;  // per entry of layers_: its unit, or -1
   std::vector<std::string> parameter_names_;
   std::unique_ptr<optim::Optimizer> inner_;
   double comm_seconds_ = 0;
