@@ -26,16 +26,17 @@ double seconds_since(Clock::time_point t0) {
 // Binds the layer's parameters for the lifetime of the scope, then releases them.
 class BoundParameters {
  public:
-  BoundParameters(nn::Module& layer, const std::vector<Tensor>& values) : layer_(layer) {
+  BoundParameters(nn::Module& layer, const std::vector<Tensor>& values)
+      : layer_(layer), count_(values.size()) {
     layer_.bind_parameters(values);
   }
-  ~BoundParameters() { layer_.bind_parameters(std::vector<Tensor>(count_of(layer_))); }
+  ~BoundParameters() { layer_.bind_parameters(std::vector<Tensor>(count_)); }
   BoundParameters(const BoundParameters&) = delete;
   BoundParameters& operator=(const BoundParameters&) = delete;
 
  private:
-  static size_t count_of(const nn::Module& m) { return m.parameters().size(); }
   nn::Module& layer_;
+  size_t count_;
 };
 
 // Copies of the layer's buffers, put back when the scope ends: the recomputation in backward must
@@ -282,17 +283,19 @@ void FullyShardedModel::gather_into_model() {
   }
 }
 
+std::vector<FlatShards> FullyShardedModel::layouts() const {
+  std::vector<FlatShards> out;
+  for (const Unit& unit : units_) out.push_back(unit.layout);
+  return out;
+}
+
 StateDict FullyShardedModel::optimizer_state_dict() const {
-  std::vector<FlatShards> layouts;
-  for (const Unit& unit : units_) layouts.push_back(unit.layout);
-  return one_process_state(inner_->state_dict(), layouts, comm_);
+  return one_process_state(inner_->state_dict(), layouts(), comm_);
 }
 
 void FullyShardedModel::load_optimizer_state_dict(const StateDict& state) {
-  std::vector<FlatShards> layouts;
-  for (const Unit& unit : units_) layouts.push_back(unit.layout);
   inner_->load_state_dict(
-      sharded_state(state, layouts, buffer_names(inner_->state_dict()), comm_, kWhere));
+      sharded_state(state, layouts(), buffer_names(inner_->state_dict()), comm_, kWhere));
 }
 
 }  // namespace exadnn::dist

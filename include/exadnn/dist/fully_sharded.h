@@ -125,6 +125,9 @@ class FullyShardedModel {
   Tensor reduce_scatter(const Unit& unit, std::vector<Tensor> grads);
 
  private:
+  // Every unit's layout, in unit order (the optimizer state's translation).
+  std::vector<FlatShards> layouts() const;
+
   std::shared_ptr<nn::Sequential> model_;
   Communicator comm_;
   std::vector<std::shared_ptr<nn::Module>> layers_;  // what runs, nested Sequentials opened

@@ -24,9 +24,7 @@ class FullyShardedStrategy : public ModelSplitStrategy {
                                                    const MakeOptimizer& make) override {
     take_model(model, "shard: 3");
     sharded_ = std::make_unique<dist::FullyShardedModel>(whole_, world_, make);
-    const StateDict inner = sharded_->inner().state_dict();
-    for (const auto& [name, t] : inner)
-      if (name.rfind("0.", 0) == 0 && name != "0.step") ++buffers_;
+    buffers_ = static_cast<int64_t>(dist::buffer_names(sharded_->inner().state_dict()).size());
     sharded_->gather_into_model();  // whole until the first step (a resume loads into it)
     return std::make_unique<ShardedFront>(sharded_->shards(), sharded_->lr());
   }

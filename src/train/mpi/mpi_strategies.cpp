@@ -83,13 +83,11 @@ class ShardedStrategy : public AllreduceStrategy {
     sharded_ = std::make_unique<dist::ShardedOptimizer>(params, world_, make);
     // Bytes of optimizer state on this rank, and what one process keeps (every buffer whole).
     const StateDict inner = sharded_->inner().state_dict();
-    int64_t buffers = 0;
-    for (const auto& [name, t] : inner)
-      if (name.rfind("0.", 0) == 0 && name != "0.step") {
-        ++buffers;
-        state_bytes_ += static_cast<int64_t>(t.nbytes());
-      }
-    one_process_bytes_ = buffers * sharded_->total_numel() * static_cast<int64_t>(sizeof(float));
+    const std::vector<std::string> buffers = dist::buffer_names(inner);
+    for (const std::string& b : buffers)
+      state_bytes_ += static_cast<int64_t>(inner.at("0." + b).nbytes());
+    one_process_bytes_ = static_cast<int64_t>(buffers.size()) * sharded_->total_numel() *
+                         static_cast<int64_t>(sizeof(float));
     return std::make_unique<ShardedFront>(std::move(params), sharded_->lr());
   }
   void load_optimizer_state(optim::Optimizer& front, const StateDict& state) override {
