@@ -28,7 +28,13 @@ size_t physical_host_memory() {
 
 // An allocation failure is nullptr (the MemoryManager frees its cache and retries, then reports
 // "out of memory"); any other failure (no device, a broken driver) is an error naming the call.
-void* checked_allocation(cudaError_t status, void* ptr, const char* call) {
+// `allocate` is called here, before `ptr` is read: passing the call's status and the pointer as
+// two arguments of one call would leave their order to the compiler (GCC read the pointer first,
+// still nullptr, and every allocation of the first GPU run was reported as "out of memory").
+template <typename Allocate>
+void* checked_allocation(Allocate allocate, const char* call) {
+  void* ptr = nullptr;
+  const cudaError_t status = allocate(&ptr);
   if (status == cudaSuccess) return ptr;
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // clear it, so the next launch check does not report it
@@ -55,8 +61,7 @@ class DeviceBackend final : public MemoryBackend {
   void* allocate(size_t nbytes, int device) override {
     require_device(device);
     DeviceGuard guard(device);
-    void* ptr = nullptr;
-    return checked_allocation(cudaMalloc(&ptr, nbytes), ptr, "cudaMalloc");
+    return checked_allocation([&](void** ptr) { return cudaMalloc(ptr, nbytes); }, "cudaMalloc");
   }
   void deallocate(void* ptr, size_t, int device) override {
     DeviceGuard guard(device);
@@ -81,8 +86,8 @@ class PinnedBackend final : public MemoryBackend {
  public:
   const char* name() const override { return "pinned (cudaMallocHost)"; }
   void* allocate(size_t nbytes, int) override {
-    void* ptr = nullptr;
-    return checked_allocation(cudaMallocHost(&ptr, nbytes), ptr, "cudaMallocHost");
+    return checked_allocation([&](void** ptr) { return cudaMallocHost(ptr, nbytes); },
+                              "cudaMallocHost");
   }
   void deallocate(void* ptr, size_t, int) override { cudaFreeHost(ptr); }
   size_t capacity(int) const override { return physical_host_memory(); }
@@ -96,9 +101,9 @@ class ManagedBackend final : public MemoryBackend {
   void* allocate(size_t nbytes, int device) override {
     require_device(device);
     DeviceGuard guard(device);
-    void* ptr = nullptr;
-    return checked_allocation(cudaMallocManaged(&ptr, nbytes, cudaMemAttachGlobal), ptr,
-                              "cudaMallocManaged");
+    return checked_allocation(
+        [&](void** ptr) { return cudaMallocManaged(ptr, nbytes, cudaMemAttachGlobal); },
+        "cudaMallocManaged");
   }
   void deallocate(void* ptr, size_t, int) override { cudaFree(ptr); }
   // Managed memory may oversubscribe the device; the driver reports exhaustion.
