@@ -209,9 +209,11 @@ void Optimizer::load_state_dict(const StateDict& state) {
   for (size_t i = 0; i < params_.size(); ++i) {
     const std::string prefix = std::to_string(i) + ".";
     param_steps_[i] = static_cast<int64_t>(state.at(prefix + "step").item_double());
-    for (Buffer& b : buffers_) copy_(b.per_param[i], state.at(prefix + b.name));
+    // A checkpoint's tensors are read onto the host; the state lives beside its parameter.
+    for (Buffer& b : buffers_)
+      copy_(b.per_param[i], state.at(prefix + b.name).to(b.per_param[i].device()));
     if (masters_[i].defined()) {
-      copy_(masters_[i], state.at(prefix + "master"));
+      copy_(masters_[i], state.at(prefix + "master").to(masters_[i].device()));
       copy_(params_[i], masters_[i]);
     }
   }

@@ -42,6 +42,31 @@ TEST_P(DeviceOptim, SgdAndAdamStepsMatchTheCpu) {
   }
 }
 
+// A checkpoint's optimizer state is read onto the host: loading it into an optimizer whose
+// parameters live on the device must move it there (the first GPU run's --resume failed with
+// "copy_: operands on different devices").
+TEST_P(DeviceOptim, StateLoadedFromTheHostContinuesTheSameSteps) {
+  auto step_twice = [&](optim::Optimizer& opt, Tensor& p, int seed) {
+    for (int step = 0; step < 2; ++step) {
+      opt.zero_grad();
+      const Tensor target = devtest::uniform({5, 7}, seed + step).to(device());
+      sum(mul(sub(p, target), sub(p, target))).backward();
+      opt.step();
+    }
+  };
+  Tensor p = devtest::uniform({5, 7}, 1).to(device()).detach().requires_grad_();
+  optim::Adam adam({p}, optim::AdamOptions(0.01));
+  step_twice(adam, p, 10);
+  StateDict on_host;
+  for (const auto& [name, t] : adam.state_dict()) on_host.insert(name, t.to(Device::cpu()));
+  Tensor q = p.detach().clone().requires_grad_();
+  optim::Adam resumed({q}, optim::AdamOptions(0.01));
+  resumed.load_state_dict(on_host);
+  step_twice(adam, p, 20);
+  step_twice(resumed, q, 20);
+  EXPECT_TRUE(testing::all_close(q.detach().to(Device::cpu()), p.detach().to(Device::cpu())));
+}
+
 TEST_P(DeviceOptim, ClipGradNormUsesTheDeviceSumOfSquares) {
   Tensor a = devtest::uniform({300}, 2).to(device()).requires_grad_();
   Tensor b = devtest::uniform({4, 4}, 3).to(device()).requires_grad_();

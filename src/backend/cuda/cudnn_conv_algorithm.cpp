@@ -1,0 +1,44 @@
+#include "cudnn_conv_algorithm.h"
+
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace exadnn::cuda {
+
+namespace {
+
+using Key = std::tuple<int, int, int, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+
+Key key_of(int device, ConvDirection direction, const Conv2dGeometry& g, DType dtype, bool tf32) {
+  return {device,       static_cast<int>(direction), static_cast<int>(dtype), tf32,
+          g.n,          g.c,
+          g.h,          g.w,
+          g.o,          g.kh,
+          g.kw,         g.stride_h,
+          g.stride_w,   g.pad_h,
+          g.pad_w,      g.dilation_h,
+          g.dilation_w, g.groups};
+}
+
+}  // namespace
+
+ConvAlgorithm cached_conv_algorithm(int device, ConvDirection direction, const Conv2dGeometry& g,
+                                    DType dtype, bool tf32,
+                                    const std::function<ConvAlgorithm()>& measure) {
+  static std::mutex mutex;
+  static std::map<Key, ConvAlgorithm> chosen;
+  const Key key = key_of(device, direction, g, dtype, tf32);
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto it = chosen.find(key);
+    if (it != chosen.end()) return it->second;
+  }
+  // Measured outside the lock (it launches kernels); two threads may both measure one problem.
+  const ConvAlgorithm algorithm = measure();
+  const std::lock_guard<std::mutex> lock(mutex);
+  return chosen.emplace(key, algorithm).first->second;
+}
+
+}  // namespace exadnn::cuda
