@@ -1,5 +1,7 @@
 // Layer ops on every device (cuDNN and exadnn's CUDA kernels on cuda): conv2d, pooling, batch
 // norm and softmax forward against f64 CPU references, backward against finite differences.
+#include <functional>
+
 #include "device_test_util.h"
 
 namespace exadnn {
@@ -32,6 +34,39 @@ TEST_P(DeviceLayers, Conv2dGradients) {
   }));
 }
 
+// Under 16-bit autocast conv2d runs in the scope's dtype (cuDNN on cuda, oneDNN or exadnn's
+// loops on the CPU). On inputs exact in 16 bits, with sums in f32, the output and the gradients
+// of sum(output) differ from the f64 results by their own rounding to 16 bits only.
+TEST_P(DeviceLayers, Conv2dUnderAutocastRoundsOnlyItsResults) {
+  for (DType dt : {DType::bf16, DType::f16}) {
+    const Tensor x = devtest::uniform({2, 4, 9, 8}, 21).to(dt).to(DType::f32);
+    const Tensor w = devtest::uniform({6, 4, 3, 3}, 22).to(dt).to(DType::f32);
+    const Tensor b = devtest::uniform({6}, 23).to(dt).to(DType::f32);
+    const Conv2dParams params{.padding = 1};
+    EXPECT_TRUE(matches_f64_reference(device(), {x, w, b}, [&](const Inputs& v) {
+      const precision::Autocast scope(dt);
+      return conv2d(v[0], v[1], v[2], params);
+    })) << dtype_name(dt);
+    auto gradients = [&](Device on, DType leaf_dtype) {
+      std::vector<Tensor> leaves;
+      for (const Tensor& t : {x, w, b})
+        leaves.push_back(t.to(leaf_dtype).to(on).detach().requires_grad_());
+      {
+        const precision::Autocast scope(dt);
+        sum(conv2d(leaves[0], leaves[1], leaves[2], params)).backward();
+      }
+      std::vector<Tensor> grads;
+      for (const Tensor& leaf : leaves) grads.push_back(leaf.grad());
+      return grads;
+    };
+    const auto got = gradients(device(), DType::f32), want = gradients(Device::cpu(), DType::f64);
+    const char* names[] = {"input", "weight", "bias"};
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(testing::all_close(got[i], testing::values(want[i]), testing::tolerance_for(dt)))
+          << dtype_name(dt) << " " << names[i] << " gradient";
+  }
+}
+
 TEST_P(DeviceLayers, PoolingForwardAndBackward) {
   const Tensor x = devtest::uniform({2, 3, 8, 8}, 8);
   EXPECT_TRUE(
@@ -46,6 +81,31 @@ TEST_P(DeviceLayers, PoolingForwardAndBackward) {
   EXPECT_TRUE(gradcheck_on(device(), {leaf}, [](const Inputs& v) { return max_pool2d(v[0], 2); }));
   EXPECT_TRUE(gradcheck_on(device(), {leaf},
                            [](const Inputs& v) { return avg_pool2d(v[0], 3, 2, 1, true); }));
+}
+
+// 16-bit pooling (what follows a 16-bit convolution under autocast; the first GPU run's bf16 CNN
+// stopped at "no kernel for pool2d_forward on cuda with dtype bf16"): outputs and the gradients
+// of sum(output) against f64, at the 16-bit dtype's tolerance.
+TEST_P(DeviceLayers, PoolingInSixteenBits) {
+  using Pool = std::function<Tensor(const Tensor&)>;
+  const std::vector<Pool> pools = {[](const Tensor& t) { return max_pool2d(t, 2); },
+                                   [](const Tensor& t) { return avg_pool2d(t, 3, 2, 1, false); }};
+  for (DType dt : {DType::bf16, DType::f16}) {
+    const Tensor x = devtest::uniform({2, 3, 8, 8}, 8).to(dt);
+    for (const Pool& pool : pools) {
+      EXPECT_TRUE(matches_f64_reference(device(), {x}, [&](const Inputs& v) { return pool(v[0]); }))
+          << dtype_name(dt);
+      auto gradient = [&](Device on, DType leaf_dtype) {
+        Tensor leaf = x.to(leaf_dtype).to(on).detach().requires_grad_();
+        sum(pool(leaf)).backward();
+        return leaf.grad();
+      };
+      EXPECT_TRUE(testing::all_close(gradient(device(), dt),
+                                     testing::values(gradient(Device::cpu(), DType::f64)),
+                                     testing::tolerance_for(dt)))
+          << dtype_name(dt) << " gradient";
+    }
+  }
 }
 
 TEST_P(DeviceLayers, BatchNormTrainingAndEvaluation) {

@@ -107,7 +107,8 @@ void pool_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor& 
 }  // namespace
 
 void register_pool_kernels(KernelRegistry& r) {
-  for (DType d : {DType::f32, DType::f64}) {
+  // f16 and bf16: the pooling after a 16-bit convolution under autocast.
+  for (DType d : {DType::f32, DType::f64, DType::f16, DType::bf16}) {
     r.add(OpId::pool2d_forward, DeviceKind::cuda, d,
           reinterpret_cast<AnyKernel>(static_cast<Pool2dForwardKernel*>(&pool_forward)));
     r.add(OpId::pool2d_backward, DeviceKind::cuda, d,
