@@ -1,25 +1,28 @@
 #include "cudnn_conv_algorithm.h"
 
+#include <algorithm>
+#include <array>
+#include <iterator>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 namespace exadnn::cuda {
 
 namespace {
 
-using Key = std::tuple<int, int, int, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+// Everything that can change cuDNN's candidates or their speed.
+using Key = std::array<int64_t, 18>;
 
 Key key_of(int device, ConvDirection direction, const Conv2dGeometry& g, DType dtype, bool tf32) {
-  return {device,       static_cast<int>(direction), static_cast<int>(dtype), tf32,
-          g.n,          g.c,
-          g.h,          g.w,
-          g.o,          g.kh,
-          g.kw,         g.stride_h,
-          g.stride_w,   g.pad_h,
-          g.pad_w,      g.dilation_h,
-          g.dilation_w, g.groups};
+  const int64_t call[] = {device, static_cast<int64_t>(direction), static_cast<int64_t>(dtype),
+                          tf32};
+  const int64_t shape[] = {g.n,     g.c,          g.h,          g.w,        g.o,
+                           g.kh,    g.kw,         g.stride_h,   g.stride_w, g.pad_h,
+                           g.pad_w, g.dilation_h, g.dilation_w, g.groups};
+  Key key{};
+  std::copy(std::begin(call), std::end(call), key.begin());
+  std::copy(std::begin(shape), std::end(shape), key.begin() + std::size(call));
+  return key;
 }
 
 }  // namespace
