@@ -26,6 +26,12 @@ class FunctionNode final : public Node {
                    "backward returned a gradient of "
                    "shape ",
                    grads[i].shape(), " for input ", i, " of shape ", inputs_[i].shape);
+      EXADNN_CHECK(grads[i].device() == inputs_[i].device, name(),
+                   "backward returned a gradient on ", grads[i].device().str(), " for input ", i,
+                   " on ", inputs_[i].device.str());
+      // A gradient in another dtype (an f32 one for a bf16 input under autocast) is cast to the
+      // input's: the nodes behind read it in their own dtype.
+      if (grads[i].dtype() != inputs_[i].dtype) grads[i] = grads[i].to(inputs_[i].dtype);
     }
     return grads;
   }

@@ -200,11 +200,11 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
   for (const auto& [key, ways] : {std::pair<const char*, int>{"pipeline", p.pipeline},
                                   {"tensor", p.tensor},
                                   {"spatial", p.spatial}})
-    if (node[key] && ways > 1 && c.precision != "fp32")
+    if (node[key] && ways > 1 && c.precision == "fp16")
       report(node[key], detail::cat("'parallel.", key,
-                                    "' trains in fp32 (its split layers pass f32 "
-                                    "activations); 'precision: ",
-                                    c.precision, "' is an unsupported combination"));
+                                    "' trains in fp32 or bf16 (fp16's loss scaling is not "
+                                    "done over its ranks); 'precision: fp16' is an "
+                                    "unsupported combination"));
   if (p.spatial > 1 && (p.tensor > 1 || p.pipeline > 1 || p.shard))
     report(node["spatial"],
            "'parallel.spatial' splits images and does not combine with 'tensor', 'pipeline' or "

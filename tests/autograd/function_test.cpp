@@ -62,6 +62,18 @@ struct WrongShape : autograd::Function {
   std::string name() const override { return "WrongShape"; }
 };
 
+// Doubles its input and returns the gradient in f32 whatever the input's dtype, as a custom
+// node computing in f32 under bf16 autocast does (dist::SpatialBatchNorm2d did).
+struct GradientInF32 : autograd::Function {
+  std::vector<Tensor> forward(autograd::FunctionContext&, const std::vector<Tensor>& in) override {
+    return {in[0] * 2.0};
+  }
+  std::vector<Tensor> backward(autograd::FunctionContext&, const std::vector<Tensor>& g) override {
+    return {g[0].to(DType::f32) * 2.0};
+  }
+  std::string name() const override { return "GradientInF32"; }
+};
+
 }  // namespace
 
 TEST(Function, CubeMatchesItsGradient) {
@@ -132,6 +144,25 @@ TEST(Function, WrongGradientShapeIsAnError) {
   Tensor x = exadnn::testing::random_leaf({2, 3});
   Tensor y = autograd::apply<WrongShape>({x})[0];
   EXPECT_EXADNN_ERROR(y.backward(), "WrongShape", "[2, 3]");
+}
+
+// The nodes behind a Function read its gradients in their inputs' dtypes: one in another dtype
+// is cast (before, the bf16 convolution behind dist::SpatialBatchNorm2d read its f32 gradient's
+// bytes as bf16: NaN weight gradients). Against the same graph with x * 2 in place of the Function.
+TEST(Function, GradientInAnotherDtypeIsCastToTheInputs) {
+  const Tensor image = exadnn::testing::random_leaf({1, 2, 5, 5}, 3).detach().to(DType::bf16);
+  auto weight_gradient = [&](bool through_function) {
+    Tensor w = exadnn::testing::random_leaf({3, 2, 3, 3}, 4).detach().to(DType::f32);
+    w.requires_grad_(true);
+    const Tensor x = conv2d(image, w.to(DType::bf16), Tensor(), Conv2dParams{});  // bf16
+    const Tensor y = through_function ? autograd::apply<GradientInF32>({x})[0] : x * 2.0;
+    sum(y.to(DType::f32)).backward();
+    return w.grad();
+  };
+  const Tensor got = weight_gradient(true), want = weight_gradient(false);
+  ASSERT_EQ(got.dtype(), DType::f32);
+  EXPECT_TRUE(exadnn::testing::all_close(got, exadnn::testing::values(want),
+                                         exadnn::testing::tolerance_for(DType::f32)));
 }
 
 TEST(Function, SavedTensorsAreFreedAfterBackward) {

@@ -15,7 +15,9 @@
 #    resumed;
 #  tensor: 2-way (the linear 64 → relu → linear 4 run split column/row-wise) on 2 ranks = one
 #    process; 2-way × 2 data-parallel on 4 ranks = allreduce on 2 ranks; its checkpoint resumed on
-#    one process and on 2 tensor ranks = one process's own checkpoint resumed.
+#    one process and on 2 tensor ranks = one process's own checkpoint resumed;
+#  pipeline and tensor in bf16 on 2 ranks = one process in bf16 to bf16's unit roundoff (2^-8
+#    relative): gradients are rounded per micro-batch (per rank's partial product), not once.
 #   usage: cli_parallel.sh EXADNN_BINARY "MPIEXEC COMMAND"
 source "$(dirname "$0")/cli_common.sh"
 
@@ -103,6 +105,11 @@ same "$work/one-resumed.json" "$work/pipe-resumed.json" "one process resumed fro
 run 2 "$work/pipe-resumed-2.json" $ar parallel.pipeline=2 parallel.micro_batches=4 epochs=4 -- \
   --checkpoint-dir "$work/pipe-ckpt-2" --resume
 same "$work/one-resumed.json" "$work/pipe-resumed-2.json" "resumed: one process / 2 pipeline ranks" last
+# bf16: activations and their gradients travel between the stages in bf16; each micro-batch's
+# weight gradient is rounded to bf16 before the sum, so the losses agree to bf16's unit roundoff.
+one "$work/one-bf16.json" --set precision=bf16
+run 2 "$work/pipe-bf16.json" $ar parallel.pipeline=2 parallel.micro_batches=4 precision=bf16
+close "$work/one-bf16.json" "$work/pipe-bf16.json" "one process / 2-stage GPipe in bf16" 0.00390625
 
 # --- tensor ---
 run 2 "$work/tensor.json" $ar parallel.tensor=2 -- --checkpoint-dir "$work/tensor-ckpt"
@@ -117,4 +124,7 @@ same "$work/one-resumed.json" "$work/tensor-resumed.json" "one process resumed f
 run 2 "$work/tensor-resumed-2.json" $ar parallel.tensor=2 epochs=4 -- \
   --checkpoint-dir "$work/tensor-ckpt-2" --resume
 same "$work/one-resumed.json" "$work/tensor-resumed-2.json" "resumed: one process / 2 tensor ranks" last
+# bf16: the row-parallel layer's partial products are rounded to bf16 before their sum.
+run 2 "$work/tensor-bf16.json" $ar parallel.tensor=2 precision=bf16
+close "$work/one-bf16.json" "$work/tensor-bf16.json" "one process / 2-way tensor in bf16" 0.00390625
 echo PASS

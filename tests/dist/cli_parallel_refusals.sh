@@ -43,11 +43,11 @@ refuses 2 "'parallel.spatial' splits images and does not combine with 'tensor', 
 refuses 2 "'parallel.spatial: 2' splits images for the conv2d and pooling layers before a 'flatten' or 'global_avgpool'; the model has none before it" $ar parallel.spatial=2
 refuses 2 "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not done yet" $ar parallel.tensor=2 parallel.pipeline=2
 refuses 2 "'parallel.shard' with 'parallel.pipeline'" $ar parallel.pipeline=2 parallel.shard=true
-refuses 2 "'precision: bf16' is an unsupported combination" $ar parallel.pipeline=2 precision=bf16
-refuses 2 "'parallel.tensor' trains in fp32" $ar parallel.tensor=2 precision=bf16
+refuses 2 "'parallel.pipeline' trains in fp32 or bf16 (fp16's loss scaling is not done over its ranks); 'precision: fp16' is an unsupported combination" $ar parallel.pipeline=2 precision=fp16
+refuses 2 "'parallel.tensor' trains in fp32 or bf16" $ar parallel.tensor=2 precision=fp16
 refuses 2 "unknown key 'stages' in parallel" $ar parallel.stages=2
 # Spatial parallel on Fashion-MNIST CNNs (28-row images): conv 5x5 without padding (24 rows, not
-# 28); a dropout; bf16; with shard; a pooling after the global_avgpool that ended the bands; and, read from the dataset before the first step, 3 bands of 28 rows, bands
+# 28); a dropout; fp16; with shard; a pooling after the global_avgpool that ended the bands; and, read from the dataset before the first step, 3 bands of 28 rows, bands
 # of 7 rows for a stride-2 pooling, a 31x31 convolution whose halos (15 rows) outgrow 14-row bands.
 config="$here/configs/fashion_mnist_cnn.yaml"
 refuses 2 "'parallel.spatial: 2' cannot split the conv2d layer at line 6 (kernel 5, stride 1, padding 0)" $ar parallel.spatial=2
@@ -63,7 +63,7 @@ cnn() {
 cnn dropout "conv2d: {out: 4, kernel: 3, padding: 1}" "dropout: {p: 0.5}"
 refuses 2 "'parallel.spatial: 2' cannot split the dropout layer at line 4" $ar parallel.spatial=2
 cnn pools "conv2d: {out: 4, kernel: 3, padding: 1}" "maxpool2d: {kernel: 2}" "conv2d: {out: 4, kernel: 3, padding: 1}" "maxpool2d: {kernel: 2}"
-refuses 2 "'parallel.spatial' trains in fp32" $ar parallel.spatial=2 precision=bf16
+refuses 2 "'parallel.spatial' trains in fp32 or bf16" $ar parallel.spatial=2 precision=fp16
 refuses 2 "'parallel.spatial' splits images and does not combine with 'tensor', 'pipeline' or 'shard'" $ar parallel.spatial=2 parallel.shard=true
 refuses 3 "'parallel.spatial: 3' splits the 28-row images into bands, and 3 does not divide 28" $ar parallel.spatial=3
 refuses 2 "'parallel.spatial: 2': the maxpool2d at line 6 receives 14-row feature maps, which do not split into 2 bands of a multiple of its stride 2 rows" $ar parallel.spatial=2

@@ -8,7 +8,8 @@
 #    norm over the whole image) = one process; 4-way spatial (bands of 4 rows, then 2) on 4 ranks
 #    = one process; 2-way spatial × 2 data-parallel on 4 ranks = allreduce on 2 ranks;
 #  the 2-way spatial checkpoint (one-process layout) resumed on one process and on 2 spatial ranks
-#    = one process's own checkpoint resumed;
+#    = one process's own checkpoint resumed; 2-way spatial in bf16 = one process in bf16 to bf16's
+#    unit roundoff (2^-8 relative: weight gradients rounded per band before their sum);
 #  the same CNN with a global_avgpool head instead of avgpool 2 → flatten (each band's channel sums
 #    allreduced over the ranks; the feature map is never gathered) on 2 and 4 ranks = one process.
 #    (Global pooling cannot see the quadrant, so this model learns little: the check is equality.)
@@ -81,6 +82,11 @@ same "$work/one-resumed.json" "$work/spatial-resumed.json" "one process resumed 
 run 2 "$work/spatial-resumed-2.json" $ar parallel.spatial=2 epochs=4 -- \
   --checkpoint-dir "$work/spatial-ckpt-2" --resume
 same "$work/one-resumed.json" "$work/spatial-resumed-2.json" "resumed: one process / 2 spatial ranks" last
+# bf16: the convolutions run in bf16 on each band (halos in bf16), batch norm in f32; a weight
+# gradient is rounded to bf16 per band before the sum over the ranks: bf16's unit roundoff.
+one "$work/one-bf16.json" --set precision=bf16
+run 2 "$work/spatial-bf16.json" $ar parallel.spatial=2 precision=bf16
+close "$work/one-bf16.json" "$work/spatial-bf16.json" "one process / 2-way spatial in bf16" 0.00390625
 config="$work/cnn-global.yaml"
 grep -v 'avgpool2d' "$work/cnn.yaml" | sed 's/- flatten$/- global_avgpool/' > "$config"
 grep -q global_avgpool "$config"

@@ -5,8 +5,10 @@
 // per-rank memory cap that the whole image does not fit. Runs on 1, 2, 3, 4 ranks.
 #include "exadnn/dist/spatial_parallel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "dist_testing.h"
@@ -109,6 +111,45 @@ TEST(SpatialParallel, SplitImageTrainsLikeTheWholeImage) {
   whole->eval();
   const auto out = values((*split)(spatial_rows(image.x, comm))), ref = values((*whole)(image.x));
   for (size_t k = 0; k < ref.size(); ++k) EXPECT_NEAR(out[k], ref[k], 1e-5);
+}
+
+// Under bf16 autocast the convolutions run in bf16 on each band (halos exchanged in bf16), batch
+// norm and the losses in f32, as on the whole image. A weight gradient is rounded to bf16 on each
+// rank's band before the sum over the ranks, instead of once: the loss and every parameter's
+// gradient (after one step) agree with the whole image's within bf16's tolerance, normwise.
+TEST(SpatialParallel, SplitImageUnderBf16AutocastMatchesTheWholeImage) {
+  Communicator comm = Communicator::world();
+  const Image image;
+  const double rtol = exadnn::testing::tolerance_for(DType::bf16).rtol;
+  auto step = [&](nn::Module& model, const Tensor& x) {
+    const precision::Autocast scope(DType::bf16);
+    Tensor loss = nn::cross_entropy(model(x), image.y);
+    loss.backward();
+    return loss.item<double>();
+  };
+  auto whole = cnn(nullptr), split = cnn(&comm);
+  const double want = step(*whole, image.x), got = step(*split, spatial_rows(image.x, comm));
+  EXPECT_NEAR(got, want, rtol * std::abs(want));
+  // Normwise per parameter, on a scale of at least bf16's resolution (2^-8) of the whole model's
+  // gradient: the first convolution's bias feeds batch norm, which cancels it, so its gradient is
+  // rounding noise on both sides.
+  std::map<std::string, std::vector<double>> want_grads;
+  double model_norm = 0;
+  for (const auto& [name, param] : whole->named_parameters()) {
+    want_grads[name] = values(param.grad());
+    for (double v : want_grads[name]) model_norm += v * v;
+  }
+  model_norm = std::sqrt(model_norm);
+  for (const auto& [name, param] : split->named_parameters()) {
+    const auto g = values(param.grad());
+    const auto& w = want_grads.at(name);
+    double diff = 0, norm = 0;
+    for (size_t k = 0; k < w.size(); ++k) {
+      diff += (g[k] - w[k]) * (g[k] - w[k]);
+      norm += w[k] * w[k];
+    }
+    EXPECT_LE(std::sqrt(diff), rtol * std::max(std::sqrt(norm), model_norm / 256)) << name;
+  }
 }
 
 // Peak host bytes of one training step of `model` on x, above what was in use before it.

@@ -13,7 +13,9 @@
 //   Tensor y = exadnn::autograd::apply<Cube>({x})[0];
 //
 // forward runs with graph recording off; backward receives one gradient per output (zeros for
-// outputs nothing depended on) and returns one per input (undefined where none is needed).
+// outputs nothing depended on) and returns one per input (undefined where none is needed), of
+// the input's shape (else an Error) and device (else an Error); one in another dtype is cast to
+// the input's (a node computing in f32 on bf16 inputs under autocast may return f32 gradients).
 #pragma once
 
 #include <memory>
