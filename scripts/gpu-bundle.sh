@@ -4,7 +4,7 @@
 # executables and the exadnn command, every shared library they need except glibc's, the
 # compiler runtime's and CUDA's own (cudart, cuBLAS, cuDNN, NCCL come from the GPU machine), Open
 # MPI's runtime (relocated there with OPAL_PREFIX) and the first TRAIN Fashion-MNIST training
-# images with the whole test set. scripts/gpu-bundle-run.sh runs it there.
+# images with the whole test set. scripts/gpu-checks.sh runs it there.
 #   scripts/gpu-bundle.sh [build-dir] [out.tar.xz]     (defaults: build-gpu, gpu-bundle.tar.xz;
 #                                                       TRAIN=10000)
 # The build dir must hold a -DEXADNN_CUDA=ON build of the targets scripts/gpu-check.sh builds.
