@@ -61,13 +61,20 @@ ConvAlgorithm pick(const std::vector<Perf>& perfs, int returned, const char* op)
 }
 
 // Runs cuDNN's measurement `find(perfs, &returned, workspace, bytes)` with a bounded workspace
-// and picks from its list.
+// and picks from its list. Where the workspace cannot be had (a full device, or a MemoryManager
+// limit below it), only the algorithms that need none are measured.
 template <class Perf, class Find>
 ConvAlgorithm measure(int count, int device, const char* op, Find find) {
   std::vector<Perf> perfs(count);
   int returned = 0;
-  const auto ws = workspace(kConvFindWorkspaceBytes, device);
-  EXADNN_CUDA_CHECK(find(perfs.data(), &returned, ws->data(), kConvFindWorkspaceBytes));
+  std::shared_ptr<Storage> ws;
+  try {
+    ws = workspace(kConvFindWorkspaceBytes, device);
+  } catch (const Error&) {
+    ws = nullptr;
+  }
+  EXADNN_CUDA_CHECK(
+      find(perfs.data(), &returned, ws ? ws->data() : nullptr, ws ? kConvFindWorkspaceBytes : 0));
   return pick(perfs, returned, op);
 }
 

@@ -33,7 +33,7 @@ ConvAlgorithm cached_conv_algorithm(int device, ConvDirection direction, const C
                                     const std::function<ConvAlgorithm()>& measure);
 
 /// The workspace cudnnFind*AlgorithmEx may use while measuring: algorithms that need more are
-/// not tried.
+/// not tried. Where it cannot be allocated, only those needing none are (and that choice stays).
 constexpr size_t kConvFindWorkspaceBytes = size_t{256} << 20;
 
 }  // namespace exadnn::cuda
