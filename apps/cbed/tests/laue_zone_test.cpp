@@ -11,6 +11,7 @@
 // a ring at the predicted angle; with 1 slice per cell they stay dark.
 #include <gtest/gtest.h>
 
+#include <exadnn/core/error.h>
 #include <exadnn/io/plot.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "cbed/crystal.h"
 #include "cbed/electron_optics.h"
+#include "cbed/kinematic_pattern.h"
 #include "cbed/multislice.h"
 #include "cbed/orthogonal_cell.h"
 
@@ -69,14 +71,33 @@ OddOddDiscs odd_odd_discs(const std::vector<double>& pattern, double pixel_mrad)
   return out;
 }
 
-TEST(LaueZones, FirstOrderRingOfCopperAlong001LiesOnTheEwaldSphere) {
-  const Crystal cu = along_axis(make_fcc(29, kCopperA), 2);
+MultisliceOptions copper_options() {
   MultisliceOptions o;
   o.grid.nx = o.grid.ny = kPixels;
   o.grid.tiles_x = o.grid.tiles_y = kTiles;
   o.cells = 20;  // 7.2 nm
   o.aperture_mrad = kApertureMrad;
   o.measure_fft = false;
+  return o;
+}
+
+// The angle in mrad where the Ewald sphere cuts the layer l = 1 of a cell c long along the beam.
+double folz_mrad(double kilovolts, double c) {
+  const double lambda = electron_wavelength(kilovolts);
+  return 1e3 * lambda * std::sqrt(2 / (lambda * c) - 1 / (c * c));
+}
+
+// The centre of the brightest bin from 4 mrad out (the first (odd, odd) disc is at 9.8 mrad).
+double brightest_mrad(const OddOddDiscs& d) {
+  size_t best = 2;
+  for (size_t b = best; b < d.mean_per_bin.size(); ++b)
+    if (d.mean_per_bin[b] > d.mean_per_bin[best]) best = b;
+  return (double(best) + 0.5) * kBinMrad;
+}
+
+TEST(LaueZones, FirstOrderRingOfCopperAlong001LiesOnTheEwaldSphere) {
+  const Crystal cu = along_axis(make_fcc(29, kCopperA), 2);
+  MultisliceOptions o = copper_options();
   o.grid.slices_per_cell = 2;  // the atoms at z = 0 and at z = c / 2 in separate slices
   Multislice two_slices(cu, o);
   const double pixel = two_slices.pixel_mrad()[0];
@@ -84,16 +105,11 @@ TEST(LaueZones, FirstOrderRingOfCopperAlong001LiesOnTheEwaldSphere) {
   o.grid.slices_per_cell = 1;  // every atom in one slice: the projection approximation
   const OddOddDiscs dark = odd_odd_discs(Multislice(cu, o).pattern(), pixel);
 
-  const double lambda = electron_wavelength(o.kilovolts);
-  const double predicted =
-      1e3 * lambda * std::sqrt(2 / (lambda * kCopperA) - 1 / (kCopperA * kCopperA));
-  // The brightest bin (the first (odd, odd) disc is at 9.8 mrad): the ring stands ~2 decades above
-  // the (odd, odd) discs elsewhere, which the FOLZ lights only weakly, through the dynamical
-  // coupling of the zones.
-  size_t best = 2;
-  for (size_t b = best; b < lit.mean_per_bin.size(); ++b)
-    if (lit.mean_per_bin[b] > lit.mean_per_bin[best]) best = b;
-  const double found = (double(best) + 0.5) * kBinMrad;
+  const double predicted = folz_mrad(o.kilovolts, kCopperA);
+  // The ring stands ~2 decades above the (odd, odd) discs elsewhere, which the FOLZ lights only
+  // weakly, through the dynamical coupling of the zones.
+  const double found = brightest_mrad(lit);
+  const size_t best = size_t(found / kBinMrad);
   std::printf(
       "[cbed] Cu [001], 200 kV, 7.2 nm, %d x %d px (%.3f mrad/px): FOLZ ring predicted at %.1f "
       "mrad, brightest (odd, odd) bin at %.1f mrad (%.2e per px, next bins %.2e / %.2e); "
@@ -122,6 +138,38 @@ TEST(LaueZones, FirstOrderRingOfCopperAlong001LiesOnTheEwaldSphere) {
   EXPECT_NEAR(found, predicted, 1.5 * kBinMrad);
   // One slice per cell has no (odd, odd) potential: those discs stay dark to round-off.
   EXPECT_LT(dark.total, 1e-9 * lit.total + 1e-20);
+}
+
+// The kinematic pattern with the first Laue zones (kinematic_pattern's laue_zones = 1): its
+// ring is where the Ewald sphere says, and where multislice's is; without them the (odd, odd)
+// discs are empty (F(h, k, 0) = 0 there for fcc).
+TEST(LaueZones, KinematicFirstOrderRingIsWhereMultisliceFindsIt) {
+  const Crystal cu = along_axis(make_fcc(29, kCopperA), 2);
+  MultisliceOptions o = copper_options();
+  const std::vector<double> with = kinematic_pattern(cu, o, 1);
+  const double pixel = 1e3 * electron_wavelength(o.kilovolts) / (kTiles * kCopperA);
+  const OddOddDiscs lit = odd_odd_discs(with, pixel);
+  const std::vector<double> without = kinematic_pattern(cu, o);
+  const OddOddDiscs zero_layer = odd_odd_discs(without, pixel);
+  o.grid.slices_per_cell = 2;
+  const double multislice = brightest_mrad(odd_odd_discs(Multislice(cu, o).pattern(), pixel));
+  const double predicted = folz_mrad(o.kilovolts, kCopperA), found = brightest_mrad(lit);
+  double sum = 0, sum_without = 0;
+  for (const double v : with) sum += v;
+  for (const double v : without) sum_without += v;
+  std::printf(
+      "[cbed] kinematic Cu [001] with the first Laue zones: ring at %.1f mrad (predicted %.1f, "
+      "multislice %.1f); (odd, odd) discs' intensity %.3e (zero layer only: %.1e); pattern sum "
+      "%.12f (zero layer only: %.12f)\n",
+      found, predicted, multislice, lit.total, zero_layer.total, sum, sum_without);
+  EXPECT_NEAR(found, predicted, 1.5 * kBinMrad);
+  EXPECT_NEAR(found, multislice, 1.5 * kBinMrad);
+  EXPECT_GT(lit.total, 0.0);
+  EXPECT_LT(zero_layer.total, 1e-20 * lit.total);  // F(odd, odd, 0) = 0 to round-off
+  // The central disc gives what the zones take (the sums fall short of 1 alike: the parts of
+  // discs beyond the bandwidth limit are not drawn).
+  EXPECT_NEAR(sum, sum_without, 1e-12);
+  EXPECT_THROW(kinematic_pattern(cu, o, -1), exadnn::Error);
 }
 
 }  // namespace
