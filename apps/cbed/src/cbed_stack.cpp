@@ -13,6 +13,9 @@
 namespace cbed {
 
 PatternStack cbed_stack(const Crystal& crystal, const StackOptions& options) {
+  EXADNN_CHECK(options.kinematic || options.laue_zones == 0, "cbed::cbed_stack", "laue_zones (",
+               options.laue_zones,
+               ") is for kinematic stacks; multislice has every Laue zone its slices resolve");
   const OrthogonalCell orthogonal = orthogonal_supercell(crystal);  // Error for oblique metrics
   const Crystal& cell = orthogonal.crystal;
   PatternStack stack;
@@ -32,7 +35,7 @@ PatternStack cbed_stack(const Crystal& crystal, const StackOptions& options) {
     o.cells = std::max(1, int(std::lround(options.thickness / lz)));
     std::vector<double> pattern;
     if (options.kinematic) {
-      pattern = kinematic_pattern(turned, o);
+      pattern = kinematic_pattern(turned, o, options.laue_zones);
       const double lambda_mrad = 1e3 * electron_wavelength(o.kilovolts);  // pixel = lambda / L
       stack.pixel_mrad[axis] = {lambda_mrad / (lx * o.grid.tiles_x),
                                 lambda_mrad / (ly * o.grid.tiles_y)};

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "cbed/cbed_stack.h"
 #include "cbed/crystal_generator.h"
@@ -70,6 +71,32 @@ TEST(CbedStack, HexagonalCellsUseTheOrthohexagonalAxes) {
   for (size_t k = 0; k < size_t(64 * 64); ++k) sum += s.data[2 * 64 * 64 + k];
   EXPECT_GT(sum, 0.5);  // a pattern, not an empty frame
   EXPECT_LE(sum, 1.0 + 1e-6);
+}
+
+// StackOptions::laue_zones reaches the kinematic patterns (the physics: laue_zone_test.cpp), and
+// a multislice stack asking for it is refused (multislice has the zones its slices resolve).
+TEST(CbedStack, LaueZonesAreDrawnInKinematicStacksOnly) {
+  Crystal tall = make_fcc(29, 3.615);
+  tall.lattice[2][2] = 40;  // the first Laue zone at sqrt(2 lambda / c) = 35 mrad along c
+  StackOptions s = small();
+  s.plane_size = 8;  // 3 cells: 2.3 mrad per pixel, 49 mrad kept
+  s.kinematic = true;
+  const PatternStack zero_layer = cbed_stack(tall, s);
+  s.laue_zones = 1;
+  const PatternStack with = cbed_stack(tall, s);
+  double moved = 0;
+  for (size_t k = 0; k < with.data.size(); ++k)
+    moved += std::abs(double(with.data[k]) - double(zero_layer.data[k]));
+  std::printf("[cbed] a 40 A c: intensity the first Laue zones move in the kinematic stack: %.2e\n",
+              moved / 2);
+  EXPECT_GT(moved / 2, 1e-6);
+  s.kinematic = false;
+  try {
+    cbed_stack(tall, s);
+    FAIL() << "a multislice stack with laue_zones";
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("kinematic stacks"), std::string::npos) << e.what();
+  }
 }
 
 // The generator's monoclinic and triclinic cells have orthogonal supercells; their stacks exist.

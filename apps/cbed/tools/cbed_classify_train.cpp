@@ -46,6 +46,9 @@ int main(int argc, char** argv) {
   app.add_option("--materials", o.materials, "candidate materials (ids 0..N-1)");
   app.add_option("--size", size, "pattern size in pixels");
   app.add_option("--detector-mrad", o.generate.stack.detector_mrad, "mrad per pixel");
+  app.add_option("--laue-zones", o.generate.stack.laue_zones,
+                 "kinematic stacks: the higher-order Laue zones drawn (0: the zero layer)")
+      ->check(CLI::Range(0, 3));
   app.add_option("--imbalance", o.imbalance, "training set's largest:smallest class ratio");
   app.add_option("--test-fraction", o.test_fraction, "materials held out");
   app.add_option("--seed", o.generate.seed, "generation seed");

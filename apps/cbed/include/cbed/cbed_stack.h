@@ -21,6 +21,8 @@ struct StackOptions {
                                  // (patterns resampled, resample.h); 0 keeps each axis's lambda / L
   bool kinematic = false;        // kinematic_pattern (|F(g)|^2 on discs, fast) instead of
                                  // multislice, with the same geometry
+  int laue_zones = 0;            // kinematic only: the higher-order Laue zones it draws (0: the
+                                 // zero layer; multislice has them all, where its slices resolve)
 };
 
 /// Three patterns of one crystal, [3, ny, nx] float32 row-major (the multislice grid's size).
