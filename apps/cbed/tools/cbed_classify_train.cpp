@@ -46,6 +46,10 @@ int main(int argc, char** argv) {
   app.add_option("--materials", o.materials, "candidate materials (ids 0..N-1)");
   app.add_option("--size", size, "pattern size in pixels");
   app.add_option("--detector-mrad", o.generate.stack.detector_mrad, "mrad per pixel");
+  app.add_option("--plane-size", o.generate.stack.plane_size,
+                 "Angstrom: the simulated plane's least width (sets the native pixel, lambda / L)");
+  app.add_option("--aperture-mrad", o.generate.stack.multislice.aperture_mrad,
+                 "probe convergence semi-angle");
   app.add_option("--laue-zones", o.generate.stack.laue_zones,
                  "kinematic stacks: the higher-order Laue zones drawn (0: the zero layer)")
       ->check(CLI::Range(0, 3));
