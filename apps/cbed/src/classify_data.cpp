@@ -89,8 +89,8 @@ ClassifyData make_classify_data(const ClassifyDataOptions& o) {
       for (size_t j; (j = next++) < jobs.size();) {
         try {
           samples[j] = generate_material(jobs[j].material, o.generate);
-          log_scale_patterns(samples[j].patterns.data(), 3,
-                             int64_t(samples[j].patterns.size() / 3));
+          log_scale_patterns(samples[j].patterns.data(), 3, int64_t(samples[j].patterns.size() / 3),
+                             o.log_decades);
         } catch (const std::exception& e) {
           std::lock_guard<std::mutex> lock(failure_mutex);
           failure = e.what();

@@ -24,6 +24,21 @@ TEST(PatternScale, EachPatternOnItsOwnLogScale) {
   EXPECT_NEAR(v[5], std::log10(1e-4 * (1 - 1e-4) + 1e-4) / 4 + 1, 1e-6);
 }
 
+// A deeper scale keeps fainter pixels apart from zero: 1e-6 of the top is at the floor with 4
+// decades and a quarter of the way up with 8; the top stays 1 and zero stays 0.
+TEST(PatternScale, MoreDecadesShowFainterPixels) {
+  std::vector<float> four = {1.f, 1e-6f, 0.f}, eight = four;
+  log_scale_patterns(four.data(), 1, 3);
+  log_scale_patterns(eight.data(), 1, 3, 8);
+  EXPECT_NEAR(four[1], std::log10(1e-6 * (1 - 1e-4) + 1e-4) / 4 + 1, 1e-6);   // ~0.001
+  EXPECT_NEAR(eight[1], std::log10(1e-6 * (1 - 1e-8) + 1e-8) / 8 + 1, 1e-6);  // ~0.25
+  EXPECT_NEAR(eight[0], 1.0, 1e-6);
+  EXPECT_NEAR(eight[2], 0.0, 1e-6);
+  EXPECT_GT(eight[1], 0.2);
+  EXPECT_LT(four[1], 0.01);
+  EXPECT_THROW(log_scale_patterns(four.data(), 1, 3, 0), exadnn::Error);
+}
+
 TEST(PatternScale, BatchTransformLeavesItsInputAndChecksTheShape) {
   exadnn::Tensor x = exadnn::empty({2, 3, 2, 2}, exadnn::DType::f32);
   for (int64_t i = 0; i < 24; ++i) x.data<float>()[i] = float(i % 4);

@@ -50,6 +50,10 @@ int main(int argc, char** argv) {
                  "Angstrom: the simulated plane's least width (sets the native pixel, lambda / L)");
   app.add_option("--aperture-mrad", o.generate.stack.multislice.aperture_mrad,
                  "probe convergence semi-angle");
+  app.add_option("--log-decades", o.log_decades,
+                 "the input scale's depth: log10 intensities down to 10^-d of each pattern's "
+                 "brightest pixel")
+      ->check(CLI::Range(1, 12));
   app.add_option("--laue-zones", o.generate.stack.laue_zones,
                  "kinematic stacks: the higher-order Laue zones drawn (0: the zero layer)")
       ->check(CLI::Range(0, 3));

@@ -27,12 +27,13 @@ struct ClassifyDataOptions {
   /// A as large as the candidates allow (so n_0 : n_{K-1} = imbalance); 1 keeps all. The test
   /// set stays as generated.
   double imbalance = 1;
-  int threads = 0;  // generation threads (0: all cores)
+  int threads = 0;      // generation threads (0: all cores)
+  int log_decades = 4;  // the input scale's depth (log_scale_patterns): floor 10^-log_decades
 };
 
 struct ClassifyData {
-  /// Inputs [N, 3, H, W] f32: each pattern log10(I / max (1 - 1e-4) + 1e-4) / 4 + 1, in
-  /// [0, 1]; targets [N]
+  /// Inputs [N, 3, H, W] f32: each pattern log10(I / max (1 - f) + f) / d + 1, in [0, 1]
+  /// (d = log_decades, f = 10^-d); targets [N]
   /// i64 class indices.
   std::shared_ptr<exadnn::data::TensorDataset> train, test;
   std::vector<std::string> class_names;  // "cubic", or the space-group number "225"

@@ -10,8 +10,10 @@
 
 namespace cbed {
 
-/// Rescales `patterns` consecutive patterns of `pixels` values each, in place.
-void log_scale_patterns(float* data, int64_t patterns, int64_t pixels);
+/// Rescales `patterns` consecutive patterns of `pixels` values each, in place. `decades` = d sets
+/// the floor: log10(I / max (1 - 10^-d) + 10^-d) / d + 1 (d = 4 above; a larger d shows fainter
+/// features, e.g. a Laue zone's ring at ~1e-5 of the brightest pixel).
+void log_scale_patterns(float* data, int64_t patterns, int64_t pixels, int decades = 4);
 
 /// log_scale_patterns on a batch of stacks: x [B, C, H, W] f32 -> a new [B, C, H, W] f32.
 class LogPatternScale : public exadnn::data::Transform {
