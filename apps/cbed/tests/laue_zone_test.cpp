@@ -120,7 +120,7 @@ TEST(LaueZones, FirstOrderRingOfCopperAlong001LiesOnTheEwaldSphere) {
   if (const char* dir = std::getenv("EXADNN_CBED_FIGURES")) {
     exadnn::io::Series ring{"(odd, odd) discs, 2 slices per cell", {}, {}};
     double low = 0, high = -40;
-    for (size_t b = best; b < lit.mean_per_bin.size(); ++b) {
+    for (size_t b = 0; b < lit.mean_per_bin.size(); ++b) {
       if (lit.mean_per_bin[b] <= 0) continue;
       ring.x.push_back((double(b) + 0.5) * kBinMrad);
       ring.y.push_back(std::log10(lit.mean_per_bin[b]));
