@@ -37,8 +37,8 @@ std::vector<float> stack(int m, int size, bool kinematic, double detector_mrad) 
 
 void print_spread(const char* what, std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  std::printf("%s over %zu patterns: median %.3f, 90th percentile %.3f, max %.3f\n", what,
-              v.size(), v[v.size() / 2], v[v.size() * 9 / 10], v.back());
+  std::printf("%s over %zu patterns: median %.3f, 90th percentile %.3f, max %.3f\n", what, v.size(),
+              v[v.size() / 2], v[v.size() * 9 / 10], v.back());
 }
 
 }  // namespace
@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
   for (const bool kinematic : {false, true}) {
     std::vector<double> moved;
     for (int m = 0; m < materials; ++m) {
-      const std::vector<float> coarse = stack(m, 64, kinematic, 2), fine = stack(m, 128, kinematic, 2);
+      const std::vector<float> coarse = stack(m, 64, kinematic, 2),
+                               fine = stack(m, 128, kinematic, 2);
       for (int a = 0; a < 3; ++a) {
         std::vector<double> u, v;  // the pixels within 24 mrad of both, the same 2-mrad pixels
         for (int y = 0; y < 64; ++y)
