@@ -12,6 +12,7 @@
 #include "data/seed.h"
 #include "exadnn/core/profiler.h"
 #include "exadnn/core/rng.h"
+#include "exadnn/data/height_band.h"
 
 namespace exadnn::data {
 namespace {
@@ -86,6 +87,7 @@ struct DataLoader::Worker {
 DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(std::move(options)) {
   EXADNN_CHECK(dataset_ != nullptr, "DataLoader", "null dataset");
+  take_band();
   EXADNN_CHECK(options_.batch_size() >= 1, "DataLoader", "batch_size must be at least 1, got ",
                options_.batch_size());
   EXADNN_CHECK(options_.prefetch() >= 0, "DataLoader", "prefetch must be >= 0, got ",
@@ -101,6 +103,15 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, std::unique_ptr<B
                        DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(std::move(options)), stream_(std::move(stream)) {
   EXADNN_CHECK(dataset_ != nullptr && stream_ != nullptr, "DataLoader", "null dataset or stream");
+  take_band();
+}
+
+void DataLoader::take_band() {
+  source_ = dataset_;
+  if (!options_.height_band()) return;
+  const auto [part, parts] = *options_.height_band();
+  band_ = height_band(dataset_->input_shape(), part, parts);
+  if (options_.reads_band_only()) source_ = std::make_shared<HeightBandView>(dataset_, *band_);
 }
 
 DataLoader::~DataLoader() {
@@ -156,7 +167,7 @@ Batch DataLoader::build(int64_t batch_index, int64_t epoch,
   const int64_t b = options_.batch_size();
   const int64_t start = batch_index * b;
   const int64_t count = std::min<int64_t>(b, static_cast<int64_t>(order.size()) - start);
-  Batch batch = dataset_->get_batch(
+  Batch batch = source_->get_batch(
       std::span<const int64_t>(order.data() + start, static_cast<size_t>(count)));
   transform(batch, batch_index, epoch);
   return batch;
@@ -170,6 +181,9 @@ void DataLoader::transform(Batch& batch, int64_t batch_index, int64_t epoch) con
         static_cast<uint64_t>(batch_index)));
     batch.inputs = options_.transform()->apply(batch.inputs, gen);
   }
+  // Whole examples (a transform that needs them, or a stream that read them): the band of them.
+  if (band_ && batch.inputs.size(batch.inputs.dim() - 2) != band_->rows())
+    batch.inputs = cut_band(batch.inputs, *band_);
 }
 
 void DataLoader::start_epoch() {

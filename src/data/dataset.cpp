@@ -3,9 +3,11 @@
 
 #include <cstring>
 
+#include "exadnn/data/height_band.h"
 #include "exadnn/data/subset.h"
 #include "exadnn/data/tensor_dataset.h"
 #include "exadnn/ops/factories.h"
+#include "exadnn/ops/inplace.h"
 
 namespace exadnn::data {
 namespace {
@@ -34,6 +36,14 @@ Batch Dataset::get_batch(std::span<const int64_t> indices) const {
   Batch b = allocate_batch(static_cast<int64_t>(indices.size()));
   fetch(indices, b.inputs, b.targets);
   return b;
+}
+
+void Dataset::fetch_band(std::span<const int64_t> indices, HeightBand band, const Tensor& inputs,
+                         const Tensor& targets) const {
+  check_band_batch(indices, band, inputs, targets, "Dataset::fetch_band");
+  const Batch whole = get_batch(indices);
+  copy_(inputs, cut_band(whole.inputs, band));
+  copy_(targets, whole.targets);
 }
 
 Tensor Dataset::get_targets(std::span<const int64_t> indices) const {
@@ -66,6 +76,29 @@ void Dataset::check_batch(std::span<const int64_t> indices, const Tensor& inputs
   };
   check(inputs, input_shape(), input_dtype(), "inputs");
   check(targets, target_shape(), target_dtype(), "targets");
+}
+
+void Dataset::check_band_batch(std::span<const int64_t> indices, HeightBand band,
+                               const Tensor& inputs, const Tensor& targets,
+                               const char* where) const {
+  const Shape example = input_shape();
+  EXADNN_CHECK(example.size() >= 2 && band.begin >= 0 && band.rows() >= 1 &&
+                   band.end <= example[example.size() - 2],
+               where, "rows [", band.begin, ", ", band.end,
+               ") are not a band of the height of examples of shape ", example);
+  const Shape want = batch_shape(static_cast<int64_t>(indices.size()), band_shape(example, band));
+  EXADNN_CHECK(inputs.defined() && inputs.shape() == want && inputs.dtype() == input_dtype() &&
+                   inputs.is_contiguous() && inputs.device().is_cpu(),
+               where, "the inputs of a band must be a contiguous host ", dtype_name(input_dtype()),
+               " tensor of shape ", want, ", got ",
+               inputs.defined() ? detail::cat(dtype_name(inputs.dtype()), " ", inputs.shape())
+                                : std::string("an undefined tensor"));
+  const Shape want_targets = batch_shape(static_cast<int64_t>(indices.size()), target_shape());
+  EXADNN_CHECK(targets.defined() && targets.shape() == want_targets &&
+                   targets.dtype() == target_dtype() && targets.is_contiguous() &&
+                   targets.device().is_cpu(),
+               where, "the targets batch must be a contiguous host ", dtype_name(target_dtype()),
+               " tensor of shape ", want_targets);
 }
 
 // --- TensorDataset -------------------------------------------------------------------------------
@@ -116,6 +149,25 @@ void TensorDataset::fetch(std::span<const int64_t> indices, const Tensor& inputs
   copy_rows(targets_, n_, indices, targets);
 }
 
+void TensorDataset::fetch_band(std::span<const int64_t> indices, HeightBand band,
+                               const Tensor& inputs, const Tensor& targets) const {
+  check_indices(indices, "TensorDataset");
+  check_band_batch(indices, band, inputs, targets, "TensorDataset");
+  // Each example is `planes` [H, W] planes (C of [C, H, W]); each plane's band is one run of
+  // band.rows() * W elements.
+  const Shape example = input_shape();
+  const int64_t height = example[example.size() - 2], width = example.back();
+  const auto planes = static_cast<size_t>(example.numel() / (height * width));
+  const size_t elem = dtype_size(inputs_.dtype()), plane = size_t(height * width) * elem;
+  const size_t run = size_t(band.rows() * width) * elem, skip = size_t(band.begin * width) * elem;
+  const auto* from = static_cast<const unsigned char*>(inputs_.data_ptr());
+  auto* to = static_cast<unsigned char*>(inputs.data_ptr());
+  for (size_t b = 0; b < indices.size(); ++b)
+    for (size_t c = 0; c < planes; ++c, to += run)
+      std::memcpy(to, from + (static_cast<size_t>(indices[b]) * planes + c) * plane + skip, run);
+  copy_rows(targets_, n_, indices, targets);
+}
+
 Tensor TensorDataset::get_targets(std::span<const int64_t> indices) const {
   check_indices(indices, "TensorDataset");
   // Only the targets: the default would read (and drop) every input row too.
@@ -157,6 +209,11 @@ Tensor Subset::get_targets(std::span<const int64_t> indices) const {
 void Subset::fetch(std::span<const int64_t> indices, const Tensor& inputs,
                    const Tensor& targets) const {
   base_->fetch(base_indices(indices), inputs, targets);
+}
+
+void Subset::fetch_band(std::span<const int64_t> indices, HeightBand band, const Tensor& inputs,
+                        const Tensor& targets) const {
+  base_->fetch_band(base_indices(indices), band, inputs, targets);
 }
 
 }  // namespace exadnn::data

@@ -111,6 +111,12 @@ Tensor Compose::apply(const Tensor& x, Generator& gen) const {
   return y;
 }
 
+bool Compose::pointwise() const {
+  for (const auto& t : transforms_)
+    if (!t->pointwise()) return false;
+  return true;
+}
+
 Normalize::Normalize(std::vector<double> mean, std::vector<double> std, double scale)
     : mean_(std::move(mean)), std_(std::move(std)), scale_(scale) {
   EXADNN_CHECK(!mean_.empty() && mean_.size() == std_.size(), "Normalize", "needs as many std (",

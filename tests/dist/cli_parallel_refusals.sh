@@ -65,7 +65,7 @@ refuses 2 "'parallel.spatial: 2' cannot split the dropout layer at line 4" $ar p
 cnn pools "conv2d: {out: 4, kernel: 3, padding: 1}" "maxpool2d: {kernel: 2}" "conv2d: {out: 4, kernel: 3, padding: 1}" "maxpool2d: {kernel: 2}"
 refuses 2 "'parallel.spatial' trains in fp32 or bf16" $ar parallel.spatial=2 precision=fp16
 refuses 2 "'parallel.spatial' splits images and does not combine with 'tensor', 'pipeline' or 'shard'" $ar parallel.spatial=2 parallel.shard=true
-refuses 3 "'parallel.spatial: 3' splits the 28-row images into bands, and 3 does not divide 28" $ar parallel.spatial=3
+refuses 3 "examples of shape [1, 28, 28] have 28 rows, which do not split into 3 equal bands" $ar parallel.spatial=3
 refuses 2 "'parallel.spatial: 2': the maxpool2d at line 6 receives 14-row feature maps, which do not split into 2 bands of a multiple of its stride 2 rows" $ar parallel.spatial=2
 cnn after_head "conv2d: {out: 4, kernel: 3, padding: 1}" "global_avgpool" "batchnorm" "maxpool2d: {kernel: 2}"
 refuses 2 "'parallel.spatial: 2' cannot split the maxpool2d layer at line 6 (it splits conv2d, maxpool2d, avgpool2d, batchnorm and activations before a flatten or global_avgpool" $ar parallel.spatial=2

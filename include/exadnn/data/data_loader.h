@@ -64,6 +64,22 @@ class DataLoaderOptions {
     return *this;
   }
 
+  /// Read band `part` of `parts` equal bands of each example's height (its second to last axis):
+  /// batches' inputs are [B, ..., H / parts, W] (spatial parallelism: each rank of a group reads
+  /// its rows of every image, never the whole image). The dataset reads only the band
+  /// (Dataset::fetch_band) when there is no transform or a pointwise one; a transform that needs
+  /// whole examples (Transform::pointwise() false) gets them, and the band is cut from its result.
+  /// Error at the loader's construction unless `parts` divides the height.
+  DataLoaderOptions& height_band(int part, int parts) {
+    band_ = BandPart{part, parts};
+    return *this;
+  }
+
+  /// A band of the height: band `part` of `parts`.
+  struct BandPart {
+    int part = 0, parts = 1;
+  };
+
   int64_t batch_size() const { return batch_size_; }
   bool shuffle() const { return shuffle_; }
   uint64_t seed() const { return seed_; }
@@ -71,6 +87,11 @@ class DataLoaderOptions {
   int64_t prefetch() const { return prefetch_; }
   const std::shared_ptr<const Transform>& transform() const { return transform_; }
   const std::optional<DistributedSampler>& sampler() const { return sampler_; }
+  const std::optional<BandPart>& height_band() const { return band_; }
+  /// Whether the examples' band alone is read: a height band and no transform or a pointwise
+  /// one. A BatchStream built from these options reads only the band then, whole examples
+  /// otherwise (the loader cuts the band after the transform).
+  bool reads_band_only() const { return band_ && (!transform_ || transform_->pointwise()); }
 
  private:
   int64_t batch_size_ = 1;
@@ -80,6 +101,7 @@ class DataLoaderOptions {
   int64_t prefetch_ = 2;
   std::shared_ptr<const Transform> transform_;
   std::optional<DistributedSampler> sampler_;
+  std::optional<BandPart> band_;
 };
 
 /// Iterates a Dataset in batches, one epoch at a time.
@@ -114,6 +136,7 @@ class DataLoader {
   int64_t batches_per_epoch() const;
   /// Same as batches_per_epoch().
   int64_t size() const { return batches_per_epoch(); }
+  /// The dataset as given (whole examples, also with a height band).
   const Dataset& dataset() const { return *dataset_; }
   const DataLoaderOptions& options() const { return options_; }
 
@@ -158,12 +181,17 @@ class DataLoader {
   struct Worker;
   void start_epoch();
   void end_epoch();
-  // Applies the options' transform to batch `batch_index` of epoch `epoch` (seeded by both).
+  // Applies the options' transform to batch `batch_index` of epoch `epoch` (seeded by both),
+  // then cuts the height band from whole examples.
   void transform(Batch& batch, int64_t batch_index, int64_t epoch) const;
+  // The options' height band against the dataset's examples: sets band_ and source_.
+  void take_band();
   // Shuffles `order` in place, the same way on every rank for a given (seed, epoch).
   void shuffle(std::vector<int64_t>& order, int64_t epoch) const;
 
   std::shared_ptr<const Dataset> dataset_;
+  std::shared_ptr<const Dataset> source_;  // what batches are read from: dataset_ or its band
+  std::optional<HeightBand> band_;         // the options' height band, in rows
   DataLoaderOptions options_;
   int64_t epoch_ = -1;      // epoch in progress or last run
   int64_t next_epoch_ = 0;  // the epoch the next start_epoch() runs

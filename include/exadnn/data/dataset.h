@@ -17,6 +17,14 @@ struct Batch {
   int64_t size() const { return inputs.defined() ? inputs.size(0) : 0; }
 };
 
+/// Rows [begin, end) of each example's height axis: the second to last (H of [C, H, W]
+/// examples, of [H, W] ones). Spatial parallelism reads each rank's band only
+/// (DataLoaderOptions::height_band).
+struct HeightBand {
+  int64_t begin = 0, end = 0;
+  int64_t rows() const { return end - begin; }
+};
+
 /// A read-only collection of examples; subclasses implement fetch() with row copies.
 ///
 /// Every example has the same input shape and dtype, and the same target shape and dtype.
@@ -43,6 +51,13 @@ class Dataset {
   virtual void fetch(std::span<const int64_t> indices, const Tensor& inputs,
                      const Tensor& targets) const = 0;
 
+  /// Examples `indices` cut to `band` of their height axis, into `inputs` [B, ..., band.rows(),
+  /// W] (contiguous host, the dataset's dtype) and `targets` as fetch(). By default fetch() into
+  /// a whole batch, then the band's rows copied; a dataset that can read less (an in-memory
+  /// tensor, a file by hyperslab) overrides it. Error for a band outside the height or empty.
+  virtual void fetch_band(std::span<const int64_t> indices, HeightBand band, const Tensor& inputs,
+                          const Tensor& targets) const;
+
   /// The targets of examples `indices` ([B, ...target_shape]) alone. By default through fetch()
   /// (inputs read and dropped); a dataset whose inputs live on disk overrides it, so label scans
   /// (class checks, class weights) do not read the whole set.
@@ -62,6 +77,9 @@ class Dataset {
   /// Throws unless inputs/targets match allocate_batch(indices.size()) in shape, dtype, layout.
   void check_batch(std::span<const int64_t> indices, const Tensor& inputs, const Tensor& targets,
                    const char* where) const;
+  /// The same for fetch_band(): inputs of `band`'s rows; also checks the band against the height.
+  void check_band_batch(std::span<const int64_t> indices, HeightBand band, const Tensor& inputs,
+                        const Tensor& targets, const char* where) const;
 };
 
 }  // namespace exadnn::data

@@ -23,6 +23,9 @@ class Subset : public Dataset {
   DType target_dtype() const override { return base_->target_dtype(); }
   void fetch(std::span<const int64_t> indices, const Tensor& inputs,
              const Tensor& targets) const override;
+  /// Through the base's fetch_band (which may read only the band).
+  void fetch_band(std::span<const int64_t> indices, HeightBand band, const Tensor& inputs,
+                  const Tensor& targets) const override;
   /// The base's targets of those examples (the base reads only targets where it can).
   Tensor get_targets(std::span<const int64_t> indices) const override;
 

@@ -20,6 +20,9 @@ class TensorDataset : public Dataset {
   DType target_dtype() const override { return targets_.dtype(); }
   void fetch(std::span<const int64_t> indices, const Tensor& inputs,
              const Tensor& targets) const override;
+  /// One memcpy per example and channel plane: only the band's rows are read.
+  void fetch_band(std::span<const int64_t> indices, HeightBand band, const Tensor& inputs,
+                  const Tensor& targets) const override;
   /// The targets of `indices` alone ([B, ...]), without copying their inputs.
   Tensor get_targets(std::span<const int64_t> indices) const override;
 

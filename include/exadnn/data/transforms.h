@@ -20,6 +20,11 @@ class Transform {
   virtual Tensor apply(const Tensor& x, Generator& gen) const = 0;
   /// Same as apply().
   Tensor operator()(const Tensor& x, Generator& gen) const { return apply(x, gen); }
+  /// Whether each output element depends only on the input element at the same place (not on
+  /// its neighbours, the example's other pixels or a random draw), so that transforming a part of
+  /// an example (a band of its rows, DataLoaderOptions::height_band) gives that part of the
+  /// transformed example. False unless a transform says so: a loader then reads whole examples.
+  virtual bool pointwise() const { return false; }
 };
 
 /// Several transforms applied in order.
@@ -27,6 +32,8 @@ class Compose : public Transform {
  public:
   explicit Compose(std::vector<std::shared_ptr<const Transform>> transforms);
   Tensor apply(const Tensor& x, Generator& gen) const override;
+  /// When every transform is.
+  bool pointwise() const override;
 
  private:
   std::vector<std::shared_ptr<const Transform>> transforms_;
@@ -39,6 +46,9 @@ class Normalize : public Transform {
  public:
   Normalize(std::vector<double> mean, std::vector<double> std, double scale = 1.0);
   Tensor apply(const Tensor& x, Generator& gen) const override;
+  /// With one mean and std for every channel (per-channel values read axis 1, which a band of
+  /// a 2-D example's rows would renumber).
+  bool pointwise() const override { return mean_.size() == 1 && std_.size() == 1; }
 
  private:
   std::vector<double> mean_;
@@ -51,6 +61,7 @@ class ToFloat : public Transform {
  public:
   explicit ToFloat(double scale = 1.0 / 255.0) : scale_(scale) {}
   Tensor apply(const Tensor& x, Generator& gen) const override;
+  bool pointwise() const override { return true; }
 
  private:
   double scale_;

@@ -3,6 +3,8 @@
 // band of H/S rows of every feature map until the model's flatten or global_avgpool; the
 // D = ranks / S replicas each read their shard of every epoch and average gradients.
 //
+// The loader reads each rank's band of rows only (DataLoaderOptions::height_band).
+//
 // The config's layer list maps one to one (same index, same parameter names) onto:
 //   conv2d → dist::SpatialConv2d, maxpool2d → dist::SpatialMaxPool2d (halos exchanged),
 //   batchnorm on images → dist::SpatialBatchNorm2d (statistics over the whole image),
@@ -111,10 +113,15 @@ class SpatialStrategy : public ModelSplitStrategy {
     checked_ = true;
     Strategy::for_each_batch(loader, epoch, use);
   }
+  // This replica's shard of every epoch, and of each image only this rank's band of rows: the
+  // loader reads [N, C, H/S, W] (the dataset reads the band alone where it can).
+  data::DataLoaderOptions shard(data::DataLoaderOptions o) const override {
+    return ModelSplitStrategy::shard(std::move(o))
+        .height_band(grid_.tensor().rank(), grid_.shape().tensor);
+  }
   bool runs_forward_backward() const override { return true; }
   double forward_backward(const data::Batch& batch, const LossFunction& loss) override {
-    const Tensor band = dist::spatial_rows(batch.inputs, grid_.tensor());  // [N, C, H/S, W]
-    return train_on(*split_, band, batch.targets, loss);
+    return train_on(*split_, batch.inputs, batch.targets, loss);  // inputs: this rank's band
   }
   EpochTotals combine(const EpochTotals& mine) override {
     NoGradGuard no_grad;  // the weights and running statistics back, for the root's score and save
