@@ -2,11 +2,13 @@
 #include "cbed/loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <mutex>
 
 #include <exadnn/ops/factories.h>
 
+#include "cbed/pattern_scale.h"
 #include "cbed/space_group.h"
 #include "h5_handle.h"
 #include "loader_files.h"
@@ -47,6 +49,9 @@ std::vector<T> read_column(hid_t file, const char* name, hid_t type, hsize_t row
                         path + ": reading '" + name + "' failed: " + h5::read_failure(file, path));
   return values;
 }
+
+// `pattern_max` [N, 3] (positive, finite) when the shard has it, else nothing.
+std::vector<float> read_pattern_max(hid_t file, hsize_t rows, const std::string& path);
 
 }  // namespace
 
@@ -97,6 +102,7 @@ OpenedFile open_generator_shard(hid_t f, const std::string& path) {
   opened.space_groups = read_column<int32_t>(f, kSpaceGroup, H5T_NATIVE_INT32, dims[0], path);
   opened.crystal_systems = read_column<int32_t>(f, kCrystalSystem, H5T_NATIVE_INT32, dims[0], path);
   opened.material_ids = read_column<int64_t>(f, kMaterialId, H5T_NATIVE_INT64, dims[0], path);
+  opened.pattern_max = read_pattern_max(f, dims[0], path);
   for (hsize_t i = 0; i < dims[0]; ++i) {
     const int32_t group = opened.space_groups[i], system = opened.crystal_systems[i];
     EXADNN_CHECK(group >= 1 && group <= 230, kWhere, path, ": row ", i, " has space group ", group,
@@ -107,6 +113,28 @@ OpenedFile open_generator_shard(hid_t f, const std::string& path) {
   }
   return opened;
 }
+
+namespace {
+
+std::vector<float> read_pattern_max(hid_t file, hsize_t rows, const std::string& path) {
+  if (H5Lexists(file, kPatternMax, H5P_DEFAULT) <= 0) return {};
+  h5::Dataset set(H5Dopen2(file, kPatternMax, H5P_DEFAULT));
+  const auto dims = dims_of(set.get(), kPatternMax, path);
+  EXADNN_CHECK(dims.size() == 2 && dims[0] == rows && dims[1] == 3, kWhere, path, ": '",
+               kPatternMax, "' must be [", rows, ", 3] like the patterns, not of rank ",
+               dims.size());
+  std::vector<float> values(rows * 3);
+  if (H5Dread(set.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+    throw exadnn::Error(
+        kWhere, path + ": reading '" + kPatternMax + "' failed: " + h5::read_failure(file, path));
+  for (size_t i = 0; i < values.size(); ++i)
+    EXADNN_CHECK(std::isfinite(values[i]) && values[i] > 0, kWhere, path, ": '", kPatternMax,
+                 "' of row ", i / 3, " pattern ", i % 3, " is ", values[i],
+                 " (a pattern's largest value must be positive and finite)");
+  return values;
+}
+
+}  // namespace
 
 ShardSet::ShardSet(std::vector<std::string> paths, FileLayout layout,
                    std::optional<std::array<int, 2>> expected)
@@ -136,6 +164,10 @@ ShardSet::ShardSet(std::vector<std::string> paths, FileLayout layout,
     crystal_system_.insert(crystal_system_.end(), opened.crystal_systems.begin(),
                            opened.crystal_systems.end());
     material_id_.insert(material_id_.end(), opened.material_ids.begin(), opened.material_ids.end());
+    // The maxima only if every file has them (a set mixing old and new shards reads whole).
+    if (files_.empty() || !pattern_max_.empty())
+      pattern_max_.insert(pattern_max_.end(), opened.pattern_max.begin(), opened.pattern_max.end());
+    if (opened.pattern_max.empty()) pattern_max_.clear();
     files_.push_back(std::move(opened.info));
     offsets_.push_back(offsets_.back() + files_.back().samples);
   }
@@ -173,7 +205,8 @@ std::pair<int, int64_t> ShardSet::locate(int64_t i) const {
   return {f, i - offsets_[f]};
 }
 
-void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const {
+void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out,
+                         std::optional<exadnn::data::HeightBand> band) const {
   const ShardFile& file_info = files_.at(f);
   EXADNN_CHECK(first >= 0 && count >= 1 && first + count <= file_info.samples, kWhere,
                file_info.path, ": rows ", first, "..", first + count, " are outside its ",
@@ -182,6 +215,11 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // per thread: this may be the loader's thread
   open_.resize(files_.size());
   OpenFile& open = open_[f];
+  EXADNN_CHECK(!band || (band->begin >= 0 && band->rows() >= 1 && band->end <= height_ &&
+                         file_info.groups.empty()),
+               kWhere, file_info.path, ": rows [", band ? band->begin : 0, ", ",
+               band ? band->end : 0, ") of its ", height_, "-row patterns cannot be read",
+               file_info.groups.empty() ? "" : " (a file of per-sample groups is read whole)");
   if (!file_info.groups.empty()) {  // one dataset per sample
     if (open.file < 0) {
       open.file = H5Fopen(file_info.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -206,8 +244,9 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
   }
   const hid_t set = open.patterns;
   h5::Space space(H5Dget_space(set));
-  const hsize_t start[4] = {hsize_t(first), 0, 0, 0};
-  const hsize_t dims[4] = {hsize_t(count), 3, hsize_t(height_), hsize_t(width_)};
+  const hsize_t start[4] = {hsize_t(first), 0, hsize_t(band ? band->begin : 0), 0};
+  const hsize_t dims[4] = {hsize_t(count), 3, hsize_t(band ? band->rows() : height_),
+                           hsize_t(width_)};
   H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, dims, nullptr);
   h5::Space mem(H5Screate_simple(4, dims, nullptr));
   if (H5Dread(set, H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out) < 0)
@@ -216,8 +255,8 @@ void ShardSet::read_rows(int f, int64_t first, int64_t count, float* out) const 
                                     " failed: " + h5::read_failure(open.file, file_info.path));
 }
 
-ShardDataset::ShardDataset(std::shared_ptr<const ShardSet> shards, Target target)
-    : shards_(std::move(shards)), target_(target) {}
+ShardDataset::ShardDataset(std::shared_ptr<const ShardSet> shards, Target target, Scale scale)
+    : shards_(std::move(shards)), target_(target), scale_(scale) {}
 
 exadnn::Shape ShardDataset::input_shape() const {
   return {3, shards_->height(), shards_->width()};
@@ -226,12 +265,33 @@ exadnn::Shape ShardDataset::input_shape() const {
 void ShardDataset::fetch(std::span<const int64_t> indices, const exadnn::Tensor& inputs,
                          const exadnn::Tensor& targets) const {
   check_batch(indices, inputs, targets, "cbed::ShardDataset");
-  const size_t per_sample = size_t(3) * shards_->height() * shards_->width();
+  const int64_t pixels = int64_t(shards_->height()) * shards_->width();
   float* x = inputs.data<float>();
   int64_t* y = targets.data<int64_t>();
   for (size_t b = 0; b < indices.size(); ++b) {
     const auto [f, row] = shards_->locate(indices[b]);
-    shards_->read_rows(f, row, 1, x + b * per_sample);
+    shards_->read_rows(f, row, 1, x + b * 3 * pixels);
+    y[b] = shards_->target(indices[b], target_);
+  }
+  if (scale_ == Scale::log) log_scale_patterns(x, int64_t(indices.size()) * 3, pixels);
+}
+
+void ShardDataset::fetch_band(std::span<const int64_t> indices, exadnn::data::HeightBand band,
+                              const exadnn::Tensor& inputs, const exadnn::Tensor& targets) const {
+  const bool per_sample_groups = shards_->layout().format != FileLayout::Format::shards;
+  if (per_sample_groups || (scale_ == Scale::log && !shards_->has_pattern_max()))
+    return Dataset::fetch_band(indices, band, inputs, targets);  // whole patterns, then the band
+  check_band_batch(indices, band, inputs, targets, "cbed::ShardDataset");
+  const int64_t pixels = band.rows() * shards_->width();  // of one pattern's band
+  float* x = inputs.data<float>();
+  int64_t* y = targets.data<int64_t>();
+  for (size_t b = 0; b < indices.size(); ++b) {
+    const auto [f, row] = shards_->locate(indices[b]);
+    float* stack = x + b * 3 * pixels;
+    shards_->read_rows(f, row, 1, stack, band);
+    if (scale_ == Scale::log)
+      for (int axis = 0; axis < 3; ++axis)
+        log_scale_pixels(stack + axis * pixels, pixels, shards_->pattern_max(indices[b], axis));
     y[b] = shards_->target(indices[b], target_);
   }
 }

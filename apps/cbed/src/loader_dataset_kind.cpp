@@ -9,7 +9,8 @@
 // the whole split in memory). With `stream` the training batches come from a ShardStream instead:
 // blocks shuffled across the shards into a buffer of at most buffer_mb MiB, each data-parallel rank
 // reading its own share of the samples. Inputs are put on the classifiers' log scale per pattern
-// (pattern_scale.h) as each batch is made.
+// (pattern_scale.h) as they are read; under spatial parallelism each rank reads only its band of
+// rows of every pattern (scaled with the pattern's maximum the shards store).
 #include <exadnn/core/error.h>
 #include <exadnn/train/datasets.h>
 
@@ -28,6 +29,12 @@ stream_maker(std::shared_ptr<const ShardSet> train, Target target, int64_t buffe
     o.memory_bytes = size_t(buffer_mb) << 20;
     o.target = target;
     o.seed = loader.seed();
+    o.scale = Scale::log;
+    if (loader.height_band()) {  // spatial parallelism: this rank's rows of every pattern
+      const auto [part, parts] = *loader.height_band();
+      o.band =
+          exadnn::data::height_band(exadnn::Shape{3, train->height(), train->width()}, part, parts);
+    }
     if (loader.sampler()) {
       o.rank = loader.sampler()->rank();
       o.replicas = loader.sampler()->num_replicas();
@@ -64,9 +71,8 @@ exadnn::train::DatasetKind shard_kind(Target target) {
             };
             const std::shared_ptr<const ShardSet> train = open(Split::train);
             exadnn::train::TrainingData data{
-                std::make_shared<ShardDataset>(train, target),
-                std::make_shared<ShardDataset>(open(Split::test), target),
-                std::make_shared<LogPatternScale>()};
+                std::make_shared<ShardDataset>(train, target, Scale::log),
+                std::make_shared<ShardDataset>(open(Split::test), target, Scale::log), nullptr};
             if (d.stream_buffer_mb > 0)
               data.stream = stream_maker(train, target, d.stream_buffer_mb);
             return data;

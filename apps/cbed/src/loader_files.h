@@ -22,6 +22,7 @@ struct OpenedFile {
   int height = 0, width = 0;  // of every row's [3, H, W] stack
   std::vector<int32_t> space_groups, crystal_systems;
   std::vector<int64_t> material_ids;
+  std::vector<float> pattern_max;  // [N, 3] where the file has `pattern_max`, else empty
 };
 
 /// A generator shard (shard_layout.h): format, version, split, [N, 3, H, W] f32 patterns and the

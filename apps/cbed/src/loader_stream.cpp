@@ -11,6 +11,7 @@
 #include <exadnn/ops/factories.h>
 
 #include "cbed/loader.h"
+#include "cbed/pattern_scale.h"
 #include "cbed/rng.h"
 
 namespace cbed::shard {
@@ -29,6 +30,8 @@ struct Sample {
 struct ShardStream::State {
   std::shared_ptr<const ShardSet> shards;
   StreamOptions o;
+  std::optional<exadnn::data::HeightBand> band;  // the rows read of each pattern (none: all)
+  int64_t rows = 0;                              // of each pattern read: H or the band's
   size_t sample_bytes = 0;
   size_t capacity = 0;  // samples the memory limit holds
   int64_t max_block = 0;
@@ -83,12 +86,15 @@ struct ShardStream::State {
         }
         // Read and split outside the lock, so batches are drawn meanwhile.
         std::vector<float> rows(size_t(b.count) * sample_bytes / sizeof(float));
-        shards->read_rows(b.file, b.first, b.count, rows.data());
+        shards->read_rows(b.file, b.first, b.count, rows.data(), band);
         const size_t n = sample_bytes / sizeof(float);
         std::vector<Sample> block;
-        for (int64_t r = 0; r < b.count; ++r)
+        for (int64_t r = 0; r < b.count; ++r) {
+          const int64_t sample = shards->first_of(b.file) + b.first + r;
+          if (o.scale == Scale::log) scale(rows.data() + r * n, sample);
           block.push_back({std::vector<float>(rows.begin() + r * n, rows.begin() + (r + 1) * n),
-                           shards->target(shards->first_of(b.file) + b.first + r, o.target)});
+                           shards->target(sample, o.target)});
+        }
         std::lock_guard guard(lock);
         for (Sample& sample : block) buffer.push_back(std::move(sample));
         stats.bytes_read += bytes;
@@ -101,6 +107,17 @@ struct ShardStream::State {
     std::lock_guard guard(lock);
     reader_done = true;
     changed.notify_all();
+  }
+
+  // Sample `sample`'s 3 patterns (of `rows` rows each) on the log scale: the stored maxima for a
+  // band, each pattern's own when whole.
+  void scale(float* stack, int64_t sample) const {
+    const int64_t pixels = rows * shards->width();
+    for (int axis = 0; axis < 3; ++axis) {
+      float* pattern = stack + axis * pixels;
+      log_scale_pixels(pattern, pixels,
+                       band ? shards->pattern_max(sample, axis) : pattern_max(pattern, pixels));
+    }
   }
 
   void finish() {
@@ -123,7 +140,12 @@ ShardStream::ShardStream(std::shared_ptr<const ShardSet> shards, StreamOptions o
                "cbed::ShardStream", "batch size ", s.o.batch_size, ", block rows ", s.o.block_rows,
                ", rank ", s.o.rank, " of ", s.o.replicas, " are not valid");
   s.per_rank = s.shards->size() / s.o.replicas;
-  s.sample_bytes = size_t(3) * s.shards->height() * s.shards->width() * sizeof(float);
+  // A band is read alone from generator shards, where a log scale has each pattern's maximum.
+  if (s.o.band && s.shards->layout().format == FileLayout::Format::shards &&
+      (s.o.scale == Scale::raw || s.shards->has_pattern_max()))
+    s.band = s.o.band;
+  s.rows = s.band ? s.band->rows() : s.shards->height();
+  s.sample_bytes = size_t(3) * s.rows * s.shards->width() * sizeof(float);
   s.capacity = s.o.memory_bytes / s.sample_bytes;
   // Default block: whole chunks, up to 1 MiB per read, and at most a quarter of what the buffer
   // holds beside a batch (so many blocks mix); never less than a chunk.
@@ -196,9 +218,8 @@ std::optional<exadnn::data::Batch> ShardStream::next() {
   }
   if (drawn.empty()) return std::nullopt;
   const int64_t n = int64_t(drawn.size());
-  exadnn::data::Batch batch{
-      exadnn::empty({n, 3, s.shards->height(), s.shards->width()}, exadnn::DType::f32),
-      exadnn::empty({n}, exadnn::DType::i64)};
+  exadnn::data::Batch batch{exadnn::empty({n, 3, s.rows, s.shards->width()}, exadnn::DType::f32),
+                            exadnn::empty({n}, exadnn::DType::i64)};
   float* x = batch.inputs.data<float>();
   int64_t* y = batch.targets.data<int64_t>();
   const size_t per = s.sample_bytes / sizeof(float);

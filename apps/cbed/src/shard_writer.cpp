@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "cbed/pattern_scale.h"
 #include "h5_handle.h"
 
 namespace cbed::shard {
@@ -160,6 +161,10 @@ void write_shard(MPI_Comm comm, const std::string& path, const ShardHeader& h,
   const hsize_t hw[3] = {3, hsize_t(h.height), hsize_t(h.width)};
   rows.write(kPatterns, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, {hw[0], hw[1], hw[2]},
              mine.patterns.data());
+  std::vector<float> maxima(n * 3);
+  for (int64_t p = 0; p < n * 3; ++p)
+    maxima[p] = pattern_max(mine.patterns.data() + p * per_sample / 3, int64_t(per_sample / 3));
+  rows.write(kPatternMax, H5T_NATIVE_FLOAT, H5T_IEEE_F32LE, {3}, maxima.data());
   rows.write(kSpaceGroup, H5T_NATIVE_INT32, H5T_STD_I32LE, {}, groups.data());
   rows.write(kCrystalSystem, H5T_NATIVE_INT32, H5T_STD_I32LE, {}, systems.data());
   rows.write(kLattice, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, {6}, lattice.data());

@@ -1,6 +1,7 @@
 // Shards for the loader's tests, written with the serial build of the shard writer: sample i of
 // a shard has material id first_id + i, space group groups[i % size], and every pixel of its
-// stack equal to its material id (so a batch says which samples it holds).
+// stack equal to its material id (so a batch says which samples it holds), or `pixel(id, k)` for
+// the k-th value of its [3, size, size] stack where given.
 #pragma once
 
 #include <exadnn/core/error.h>
@@ -34,7 +35,8 @@ inline std::string temp_dir(const std::string& name) {
 
 inline void write_test_shard(const std::string& dir, Split split, int shard, int64_t first_id,
                              int64_t n, int size = 8, int chunk = 1,
-                             std::vector<int> groups = {225, 194, 62, 14, 2}) {
+                             std::vector<int> groups = {225, 194, 62, 14, 2},
+                             const std::function<float(int64_t, int64_t)>& pixel = {}) {
   ShardHeader h;
   h.split = split;
   h.shard = shard;
@@ -53,7 +55,8 @@ inline void write_test_shard(const std::string& dir, Split split, int shard, int
     l.material_id = first_id + i;
     l.zone_axes = {"[100]", "[010]", "[001]"};
     rows.labels.push_back(l);
-    rows.patterns.insert(rows.patterns.end(), size_t(3) * size * size, float(first_id + i));
+    for (int64_t k = 0; k < int64_t(3) * size * size; ++k)
+      rows.patterns.push_back(pixel ? pixel(first_id + i, k) : float(first_id + i));
   }
   write_shard(MPI_COMM_NULL, dir + "/" + shard_file_name(split, shard), h, rows);
 }

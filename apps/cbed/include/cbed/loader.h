@@ -19,6 +19,7 @@
 
 #include <exadnn/data/batch_stream.h>
 #include <exadnn/data/dataset.h>
+#include <exadnn/data/height_band.h>
 
 #include "cbed/file_layout.h"
 #include "cbed/shard_layout.h"
@@ -80,8 +81,15 @@ class ShardSet {
   /// Global index of row 0 of file `f`.
   int64_t first_of(int f) const { return offsets_[f]; }
 
-  /// Rows [first, first + count) of file `f`'s patterns into `out` (count * 3 * H * W floats).
-  void read_rows(int f, int64_t first, int64_t count, float* out) const;
+  /// Rows [first, first + count) of file `f`'s patterns into `out` (count * 3 * H * W floats);
+  /// with `band`, only those rows of each pattern (count * 3 * band.rows() * W floats, by
+  /// hyperslab: generator shards only, Error for a file of per-sample groups).
+  void read_rows(int f, int64_t first, int64_t count, float* out,
+                 std::optional<exadnn::data::HeightBand> band = std::nullopt) const;
+  /// Whether every file stores its patterns' largest values (`pattern_max`, shard_layout.h).
+  bool has_pattern_max() const { return !pattern_max_.empty(); }
+  /// The largest value of pattern `axis` (0..2) of sample `i` (has_pattern_max() only).
+  float pattern_max(int64_t i, int axis) const { return pattern_max_[size_t(i * 3 + axis)]; }
   /// (file, row) of global sample `i`.
   std::pair<int, int64_t> locate(int64_t i) const;
 
@@ -92,6 +100,7 @@ class ShardSet {
   int height_ = 0, width_ = 0;
   std::vector<int32_t> space_group_, crystal_system_;
   std::vector<int64_t> material_id_;
+  std::vector<float> pattern_max_;  // [N, 3] when every file has them
   // Per file, its open `patterns` dataset (generator shards) and file (HDF5 ids, opened on the
   // first read and kept, so the chunk index is read once); under the HDF5 lock.
   struct OpenFile {
@@ -100,10 +109,16 @@ class ShardSet {
   mutable std::vector<OpenFile> open_;
 };
 
+/// What a sample's patterns are handed out as.
+enum class Scale {
+  raw,  // the stored intensities
+  log,  // each pattern on the classifiers' log scale (pattern_scale.h)
+};
+
 /// exadnn Dataset over a ShardSet: inputs f32 [3, H, W], targets i64 [] (the Target class).
 class ShardDataset : public exadnn::data::Dataset {
  public:
-  ShardDataset(std::shared_ptr<const ShardSet> shards, Target target);
+  ShardDataset(std::shared_ptr<const ShardSet> shards, Target target, Scale scale = Scale::raw);
   int64_t size() const override { return shards_->size(); }
   exadnn::Shape input_shape() const override;
   exadnn::DType input_dtype() const override { return exadnn::DType::f32; }
@@ -111,12 +126,17 @@ class ShardDataset : public exadnn::data::Dataset {
   exadnn::DType target_dtype() const override { return exadnn::DType::i64; }
   void fetch(std::span<const int64_t> indices, const exadnn::Tensor& inputs,
              const exadnn::Tensor& targets) const override;
+  /// Only the band's rows of each pattern, by hyperslab, where the shards store each pattern's
+  /// largest value (or the scale is raw); otherwise whole patterns, then the band.
+  void fetch_band(std::span<const int64_t> indices, exadnn::data::HeightBand band,
+                  const exadnn::Tensor& inputs, const exadnn::Tensor& targets) const override;
   /// From the labels in memory (no pattern read).
   exadnn::Tensor get_targets(std::span<const int64_t> indices) const override;
 
  private:
   std::shared_ptr<const ShardSet> shards_;
   Target target_;
+  Scale scale_;
 };
 
 struct StreamOptions {
@@ -127,6 +147,11 @@ struct StreamOptions {
   Target target = Target::space_group;
   uint64_t seed = 0;
   int rank = 0, replicas = 1;  // data-parallel: this rank's share of each epoch (ShardStream)
+  Scale scale = Scale::raw;    // log: each pattern put on the classifiers' scale as it is read
+  // Only these rows of each pattern (spatial parallelism): read alone from generator shards
+  // (with Scale::log, from shards that store each pattern's maximum); otherwise whole patterns
+  // are read, and a DataLoader over the stream cuts the band.
+  std::optional<exadnn::data::HeightBand> band;
 };
 
 /// What a ShardStream did so far.

@@ -15,6 +15,13 @@ namespace cbed {
 /// features, e.g. a Laue zone's ring at ~1e-5 of the brightest pixel).
 void log_scale_patterns(float* data, int64_t patterns, int64_t pixels, int decades = 4);
 
+/// A pattern's largest value (at least 1e-30): the `max` of its scale.
+float pattern_max(const float* pattern, int64_t pixels);
+
+/// The scale of one pattern with its `max` given: `pixels` values of it (all, or a band of its
+/// rows, whose own largest value may be lower) in place.
+void log_scale_pixels(float* values, int64_t pixels, float max, int decades = 4);
+
 /// log_scale_patterns on a batch of stacks: x [B, C, H, W] f32 -> a new [B, C, H, W] f32.
 class LogPatternScale : public exadnn::data::Transform {
  public:

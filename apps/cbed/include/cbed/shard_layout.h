@@ -24,6 +24,10 @@ inline constexpr const char* kComposition = "composition";  // i32 [N, 103]: ato
 inline constexpr const char* kFormula = "formula";          // string [N] (reduced, Hill order)
 inline constexpr const char* kMaterialId = "material_id";   // i64 [N], unique over all splits
 inline constexpr const char* kZoneAxes = "zone_axes";       // string [N, 3]
+// f32 [N, 3]: each pattern's largest value, so a band of a pattern's rows is put on the
+// classifiers' scale (pattern_scale.h) without reading the rest (spatial parallelism). Optional:
+// shards written before it lack it, and are then read whole.
+inline constexpr const char* kPatternMax = "pattern_max";
 
 enum class Split { train, val, test };
 const char* split_name(Split split);  // "train", "val", "test"
