@@ -1,9 +1,17 @@
 // ShardStream: blocks of samples read ahead on a background thread into a bounded shuffle buffer.
+//
+// The order is a function of (seed, epoch) and the plan (capacity, block sizes) only, never of how
+// far the reader has run ahead: read blocks wait in `staged`, in order, and enter the pool that
+// batches draw from one by one, only while the pool holds fewer than `ready` samples. The ranks of
+// a model-split replica (spatial, tensor, pipeline), each streaming the same share, so draw the
+// same samples into every batch. The plan is made for whole patterns, with or without a band, so
+// a band's stream (spatial parallelism) draws what one process would, in 1/S of the memory.
 #include <exadnn/core/error.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -32,16 +40,20 @@ struct ShardStream::State {
   StreamOptions o;
   std::optional<exadnn::data::HeightBand> band;  // the rows read of each pattern (none: all)
   int64_t rows = 0;                              // of each pattern read: H or the band's
-  size_t sample_bytes = 0;
-  size_t capacity = 0;  // samples the memory limit holds
+  size_t sample_bytes = 0;  // of one sample as read (its band's rows only, with a band)
+  size_t whole_bytes = 0;   // of one whole sample: what the plan is made for
+  size_t capacity = 0;      // samples the memory limit holds (of whole samples)
+  size_t ready = 0;         // samples the pool holds before a draw (fewer at the epoch's end)
   int64_t max_block = 0;
   std::vector<int64_t> block_rows;  // per file
   int64_t per_rank = 0;             // samples this rank reads per epoch
 
   std::mutex lock;
   std::condition_variable changed;
-  std::vector<Sample> buffer;
-  size_t reserved = 0;  // bytes of samples buffered or being read
+  std::vector<Sample> buffer;              // the pool batches draw from
+  std::deque<std::vector<Sample>> staged;  // blocks read, in order, not yet in the pool
+  size_t epoch_blocks = 0, pooled = 0;     // blocks of the epoch; blocks moved into the pool
+  size_t reserved = 0;                     // bytes of samples pooled, staged or being read
   bool reader_done = true, stop = false, started = false;
   std::exception_ptr failure;
   std::thread reader;
@@ -79,7 +91,7 @@ struct ShardStream::State {
         const size_t bytes = size_t(b.count) * sample_bytes;
         {
           std::unique_lock guard(lock);
-          changed.wait(guard, [&] { return stop || reserved + bytes <= o.memory_bytes; });
+          changed.wait(guard, [&] { return stop || reserved + bytes <= capacity * sample_bytes; });
           if (stop) return;
           reserved += bytes;
           stats.peak_buffered_bytes = std::max(stats.peak_buffered_bytes, reserved);
@@ -96,7 +108,7 @@ struct ShardStream::State {
                            shards->target(sample, o.target)});
         }
         std::lock_guard guard(lock);
-        for (Sample& sample : block) buffer.push_back(std::move(sample));
+        staged.push_back(std::move(block));
         stats.bytes_read += bytes;
         changed.notify_all();
       }
@@ -146,14 +158,15 @@ ShardStream::ShardStream(std::shared_ptr<const ShardSet> shards, StreamOptions o
     s.band = s.o.band;
   s.rows = s.band ? s.band->rows() : s.shards->height();
   s.sample_bytes = size_t(3) * s.rows * s.shards->width() * sizeof(float);
-  s.capacity = s.o.memory_bytes / s.sample_bytes;
+  s.whole_bytes = size_t(3) * s.shards->height() * s.shards->width() * sizeof(float);
+  s.capacity = s.o.memory_bytes / s.whole_bytes;
   // Default block: whole chunks, up to 1 MiB per read, and at most a quarter of what the buffer
   // holds beside a batch (so many blocks mix); never less than a chunk.
   for (const ShardFile& f : s.shards->files()) {
     int64_t rows = s.o.block_rows;
     if (rows == 0) {
       const int64_t chunk = f.chunk_rows;
-      const int64_t by_size = std::max<int64_t>(1, (int64_t(1) << 20) / (chunk * s.sample_bytes));
+      const int64_t by_size = std::max<int64_t>(1, (int64_t(1) << 20) / (chunk * s.whole_bytes));
       const int64_t by_buffer = (int64_t(s.capacity) - s.o.batch_size) / 4 / chunk;
       rows = chunk * std::max<int64_t>(1, std::min(by_size, by_buffer));
     }
@@ -162,8 +175,11 @@ ShardStream::ShardStream(std::shared_ptr<const ShardSet> shards, StreamOptions o
   }
   EXADNN_CHECK(s.capacity >= size_t(s.o.batch_size + s.max_block), "cbed::ShardStream",
                "a memory limit of ", s.o.memory_bytes, " bytes holds ", s.capacity, " samples of ",
-               s.sample_bytes, " bytes; a batch of ", s.o.batch_size, " and a block of ",
-               s.max_block, " need ", (s.o.batch_size + s.max_block) * s.sample_bytes);
+               s.whole_bytes, " bytes; a batch of ", s.o.batch_size, " and a block of ",
+               s.max_block, " need ", (s.o.batch_size + s.max_block) * s.whole_bytes);
+  // Draw once the pool is at least half full (of what the limit leaves beside a block being
+  // read), so each draw mixes samples of many blocks and shards while the reader keeps reading.
+  s.ready = std::max(size_t(s.o.batch_size), (s.capacity - size_t(s.max_block)) / 2);
 }
 
 ShardStream::~ShardStream() {
@@ -182,29 +198,41 @@ void ShardStream::start_epoch(int64_t epoch) {
   State& s = *state_;
   s.finish();
   s.buffer.clear();
+  s.staged.clear();
   s.reserved = 0;
   s.stop = false;
   s.reader_done = false;
   s.failure = nullptr;
   s.started = true;
   s.pick = Rng(s.o.seed * 7919u + uint64_t(epoch) + 1);
-  s.reader = std::thread(&State::read_all, &s, s.blocks(epoch));
+  std::vector<Block> order = s.blocks(epoch);
+  s.epoch_blocks = order.size();
+  s.pooled = 0;
+  s.reader = std::thread(&State::read_all, &s, std::move(order));
 }
 
 std::optional<exadnn::data::Batch> ShardStream::next() {
   State& s = *state_;
   if (!s.started) start_epoch(0);
-  // Wait until the buffer is at least half full (of what the limit leaves beside a block being
-  // read), so each draw mixes samples of many blocks and shards while the reader keeps reading.
-  const size_t ready = std::max(size_t(s.o.batch_size), (s.capacity - size_t(s.max_block)) / 2);
   const auto start = std::chrono::steady_clock::now();
   std::vector<Sample> drawn;
   {
     std::unique_lock guard(s.lock);
-    s.changed.wait(guard, [&] { return s.reader_done || s.buffer.size() >= ready; });
+    // Blocks enter the pool in order until it holds `ready` samples (or every block is in).
+    for (;;) {
+      if (s.failure) std::rethrow_exception(s.failure);
+      while (s.buffer.size() < s.ready && !s.staged.empty()) {
+        for (Sample& sample : s.staged.front()) s.buffer.push_back(std::move(sample));
+        s.staged.pop_front();
+        ++s.pooled;
+      }
+      if (s.buffer.size() >= s.ready || s.pooled == s.epoch_blocks) break;
+      EXADNN_CHECK(!s.reader_done || !s.staged.empty(), "cbed::ShardStream",
+                   "the reader stopped after ", s.pooled, " of ", s.epoch_blocks, " blocks");
+      s.changed.wait(guard);
+    }
     s.stats.consumer_wait_s +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (s.failure) std::rethrow_exception(s.failure);
     const int64_t n = std::min<int64_t>(s.o.batch_size, int64_t(s.buffer.size()));
     for (int64_t b = 0; b < n; ++b) {
       const size_t i = size_t(s.pick.below(int(s.buffer.size())));

@@ -121,6 +121,29 @@ TEST(ShardBand, StreamBuffersAndReadsOnlyTheBand) {
   EXPECT_LE(stats.peak_buffered_bytes, kSamples * band_sample);
 }
 
+// Spatial ranks stream the band of what one process streams: the same samples in the same order
+// (the stream's plan is made for whole patterns).
+TEST(ShardBand, BandStreamDrawsWhatTheWholeStreamDraws) {
+  const auto set = shards("band_stream_order");
+  const exadnn::data::HeightBand bottom{4, 8};
+  std::vector<exadnn::Tensor> whole, band;
+  for (auto* out : {&whole, &band}) {
+    StreamOptions o;
+    o.batch_size = 3;
+    o.memory_bytes = 8 * 3 * kSize * kSize * sizeof(float);  // 8 whole samples: a shuffle
+    o.block_rows = 2;
+    o.scale = Scale::log;
+    o.seed = 5;
+    if (out == &band) o.band = bottom;
+    ShardStream stream(set, o);
+    stream.start_epoch(2);
+    while (auto batch = stream.next()) out->push_back(batch->inputs);
+  }
+  ASSERT_EQ(whole.size(), band.size());
+  for (size_t i = 0; i < whole.size(); ++i)
+    EXPECT_EQ(values(band[i]), values(exadnn::data::cut_band(whole[i], bottom))) << "batch " << i;
+}
+
 TEST(ShardBand, StreamOfShardsWithoutMaximaReadsWholePatterns) {
   // The DataLoader over the stream cuts the band (tests/data/height_band_test.cpp).
   const auto set = shards("band_stream_no_maxima", false);

@@ -2,7 +2,9 @@
 // buffered, samples of different shards mixed within a batch, and bad settings named.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "cbed/loader.h"
 #include "shard_test_util.h"
@@ -156,6 +158,40 @@ TEST(ShardStream, AShardTruncatedAfterOpeningFailsTheBatchByName) {
     EXPECT_NE(std::string(e.what()).find("libhdf5: "), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("truncated"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace cbed::shard
+
+namespace cbed::shard {
+namespace {
+
+// The samples of epoch 1, in the order drawn; `pause` before each draw lets the reader run ahead.
+std::vector<int64_t> drawn_order(const std::shared_ptr<const ShardSet>& shards, int pause_ms) {
+  StreamOptions o;
+  o.batch_size = 6;
+  o.memory_bytes = 30 * 3 * 8 * 8 * sizeof(float);
+  o.seed = 11;
+  ShardStream stream(shards, o);
+  stream.start_epoch(1);
+  std::vector<int64_t> order;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms));
+    auto batch = stream.next();
+    if (!batch) break;
+    for (int64_t i = 0; i < batch->size(); ++i)
+      order.push_back(int64_t(batch->inputs.data<float>()[i * 192]));
+  }
+  return order;
+}
+
+// The ranks of a model-split replica (spatial, tensor, pipeline) each stream the same share and
+// must draw the same samples into every batch, however far each rank's reader has run ahead.
+TEST(ShardStream, OrderDoesNotDependOnHowFarTheReaderRanAhead) {
+  const auto shards = three_shards("stream_order");
+  const std::vector<int64_t> eager = drawn_order(shards, 0), patient = drawn_order(shards, 5);
+  ASSERT_EQ(eager.size(), 120u);
+  EXPECT_EQ(eager, patient);
 }
 
 }  // namespace
