@@ -39,4 +39,45 @@ YAML
 "$exadnn" train --config train.yaml | tee train.txt
 grep -q "^data: 19 training / 4 test examples of shape \[3, 32, 32\]" train.txt
 grep -q "^final test accuracy" train.txt
+# Spatial parallelism on the shards: 2 ranks each read their band of 16 rows of every pattern (by
+# hyperslab, on the log scale of the whole pattern's stored maximum), by index and streamed,
+# against one process: every epoch's train loss to 1e-5 relative and the same test accuracy.
+cat > cnn.yaml <<'YAML'
+data: {dataset: cbed-crystal-system, path: shards, batch_size: 4}
+model:
+  - conv2d: {out: 4, kernel: 3, padding: 1}
+  - relu
+  - maxpool2d: {kernel: 2}
+  - conv2d: {out: 4, kernel: 3, padding: 1}
+  - relu
+  - flatten
+  - linear: {out: 7}
+loss: cross_entropy
+optimizer: {name: sgd, lr: 0.05, momentum: 0.9}
+epochs: 2
+threads: 1
+seed: 3
+YAML
+for mode in index stream; do
+  extra=()
+  [[ $mode == stream ]] && extra=(--set data.stream.buffer_mb=1)
+  "$exadnn" train --config cnn.yaml "${extra[@]}" --metrics-out "one_$mode.json" > "one_$mode.txt"
+  # shellcheck disable=SC2086
+  $mpiexec -n 2 "$exadnn" train --config cnn.yaml "${extra[@]}" --set distributed.mode=allreduce \
+    --set parallel.spatial=2 --metrics-out "spatial_$mode.json" > "spatial_$mode.txt" 2>&1 ||
+    { cat "spatial_$mode.txt"; echo "FAIL: spatial training ($mode) exited non-zero" >&2; exit 1; }
+  grep "^distributed:" "spatial_$mode.txt"
+  python3 - "one_$mode.json" "spatial_$mode.json" "$mode" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["epochs"] for p in sys.argv[1:3])
+assert len(a) == len(b) == 2, f"FAIL: {len(a)} and {len(b)} epochs"
+for ea, eb in zip(a, b):
+    rel = abs(ea["train_loss"] - eb["train_loss"]) / abs(ea["train_loss"])
+    print(f"{sys.argv[3]}: epoch {ea['epoch']}: train loss {ea['train_loss']:.10f} (one process) / "
+          f"{eb['train_loss']:.10f} (2-way spatial), relative {rel:.1e}; test accuracy "
+          f"{ea['test_accuracy']} / {eb['test_accuracy']}")
+    assert rel <= 1e-5, f"FAIL: {sys.argv[3]}: the losses differ by {rel:.1e}"
+    assert ea["test_accuracy"] == eb["test_accuracy"], "FAIL: the test accuracy differs"
+PY
+done
 echo "generate workflow ok"
