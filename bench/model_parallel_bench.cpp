@@ -274,7 +274,13 @@ int main(int argc, char** argv) {
       for (int s = 0; s < p; ++s) std::printf(" %.3f", median(replayed[s]));
       std::printf("  (measured/replayed:");
       for (int s = 0; s < p; ++s) std::printf(" %.2f", measured[s] / median(replayed[s]));
-      std::printf(")\n");
+      std::printf(")\n    median compute per micro-batch, forward / backward [ms]:");
+      for (int s = 0; s < p; ++s) {
+        std::vector<double> f, b;
+        for (int64_t k = 0; k < n; ++k) (k % (2 * m) < m ? f : b).push_back(t[s * n + k]);
+        std::printf(" stage %d %.3f / %.3f", s, 1e3 * median(f), 1e3 * median(b));
+      }
+      std::printf("\n");
     }
   };
   if (p <= 3) {
