@@ -1,6 +1,7 @@
 // PipelineParallel (dist/pipeline.h): stage cutting, the two schedules, activations and gradients
 // as tagged non-blocking messages (a shape header, then the values), the gathered state.
 #include "exadnn/dist/pipeline.h"
+#include "exadnn/dist/pipeline_balance.h"
 #include "exadnn/dist/pipeline_schedule.h"
 
 #include <chrono>
@@ -69,6 +70,27 @@ struct PipelineParallel::MicroBatch {
   Tensor loss;    // last stage: loss / m with its graph (undefined with recompute)
 };
 
+std::vector<size_t> PipelineParallel::measured_boundaries(const nn::Sequential& model,
+                                                          const Tensor& micro_batch) {
+  const int p = comm_.size();
+  if (model.size() < static_cast<size_t>(p)) return {};  // refused below
+  // Every rank measures; the mean over the ranks decides, and rank 0's cut is everyone's (the
+  // same doubles on every rank would cut alike; the broadcast makes sure).
+  Tensor costs = from_vector<double>(measure_layer_costs(model, micro_batch));
+  comm_.allreduce(costs).wait();
+  Tensor cuts = zeros({p - 1}, TensorOptions().dtype(DType::i64));
+  if (comm_.rank() == 0) {
+    std::vector<double> mean(costs.data<double>(), costs.data<double>() + costs.numel());
+    for (double& c : mean) c /= p;
+    const std::vector<size_t> mine = cut_evenly(mean, p);
+    for (int k = 0; k + 1 < p; ++k) cuts.data<int64_t>()[k] = static_cast<int64_t>(mine[k]);
+  }
+  comm_.broadcast(cuts, 0).wait();
+  layer_costs_.assign(costs.data<double>(), costs.data<double>() + costs.numel());
+  for (double& c : layer_costs_) c /= p;
+  return std::vector<size_t>(cuts.data<int64_t>(), cuts.data<int64_t>() + (p - 1));
+}
+
 PipelineParallel::PipelineParallel(const nn::Sequential& model, Communicator comm,
                                    PipelineOptions options)
     : comm_(std::move(comm)), options_(std::move(options)) {
@@ -78,6 +100,8 @@ PipelineParallel::PipelineParallel(const nn::Sequential& model, Communicator com
   EXADNN_CHECK(options_.micro_batches() >= 1, kWhere, "micro_batches must be >= 1, got ",
                options_.micro_batches());
   std::vector<size_t> cuts = options_.boundaries();
+  if (cuts.empty() && options_.balance_sample().defined())
+    cuts = measured_boundaries(model, options_.balance_sample());
   if (cuts.empty()) cuts = balanced_boundaries(model, p);
   EXADNN_CHECK(cuts.size() == static_cast<size_t>(p - 1), kWhere, "boundaries must list ", p - 1,
                " first layers (one per stage after the first), got ", cuts.size());
@@ -87,6 +111,7 @@ PipelineParallel::PipelineParallel(const nn::Sequential& model, Communicator com
                  "strictly inside 1..", model.size() - 1, ")");
   cuts.insert(cuts.begin(), 0);
   cuts.push_back(model.size());
+  cuts_ = cuts;
   first_ = cuts[comm_.rank()];
   end_ = cuts[comm_.rank() + 1];
   stage_ = std::make_shared<nn::Sequential>();

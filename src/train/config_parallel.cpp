@@ -129,14 +129,15 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
     report(node, "'parallel' must be a mapping (e.g. {shard: true}), got " + describe_value(node));
     return;
   }
-  const std::set<std::string> allowed = {"shard",    "tensor",    "pipeline",   "micro_batches",
-                                         "schedule", "recompute", "boundaries", "spatial"};
+  const std::set<std::string> allowed = {"shard",         "tensor",   "pipeline",
+                                         "micro_batches", "schedule", "recompute",
+                                         "boundaries",    "balance",  "spatial"};
   for (auto it = node.begin(); it != node.end(); ++it) {
     const std::string key = it->first.as<std::string>();
     if (!allowed.count(key))
       report(it->first, "unknown key '" + key +
-                            "' in parallel (allowed: boundaries, micro_batches, pipeline, "
-                            "recompute, schedule, shard, spatial, tensor)");
+                            "' in parallel (allowed: balance, boundaries, micro_batches, "
+                            "pipeline, recompute, schedule, shard, spatial, tensor)");
   }
   if (const YAML::Node shard = node["shard"]) {  // true | 1 (ZeRO-1), 3 (ZeRO-3), false | 0
     const std::string v = shard.IsScalar() ? shard.Scalar() : describe_value(shard);
@@ -157,6 +158,13 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
   read_scalar(node, "schedule", p.schedule, "a string", report);
   if (p.schedule != "gpipe" && p.schedule != "1f1b")
     report(node["schedule"], "'parallel.schedule' is '" + p.schedule + "' (allowed: gpipe, 1f1b)");
+  read_scalar(node, "balance", p.balance, "a string", report);
+  if (p.balance != "parameters" && p.balance != "measured")
+    report(node["balance"],
+           "'parallel.balance' is '" + p.balance + "' (allowed: parameters, measured)");
+  else if (node["balance"] && node["boundaries"])
+    report(node["balance"],
+           "'parallel.balance' chooses the cut that 'parallel.boundaries' already gives: set one");
 
   // The mode it runs beside: the data-parallel axis averages gradients by allreduce.
   if (!c.mpi.enabled || c.mpi.mode != "allreduce")
@@ -168,7 +176,7 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
                              " (unsupported combination)"));
   // Pipeline settings without a pipeline; micro-batches that do not divide the batch.
   if (p.pipeline == 1)
-    for (const char* key : {"micro_batches", "schedule", "recompute", "boundaries"})
+    for (const char* key : {"micro_batches", "schedule", "recompute", "boundaries", "balance"})
       if (node[key])
         report(node[key], detail::cat("'parallel.", key, "' needs 'parallel.pipeline' > 1"));
   if (c.data.batch_size % p.micro_batches != 0)

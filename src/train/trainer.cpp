@@ -191,6 +191,7 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
                           });
   // The strategy makes it (parallel.shard: each rank keeps a block of the state; pipeline: its
   // stage's).
+  r.strategy->see_examples(r.data.train->input_shape(), c.data.batch_size);
   r.optimizer = r.strategy->make_optimizer(
       r.model, [&r](std::vector<Tensor> p) { return r.make_optimizer(std::move(p)); });
   // scheduler: the optimizer's rate for each epoch (stepped once an epoch is over).

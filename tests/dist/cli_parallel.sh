@@ -9,7 +9,8 @@
 #  shard: 3 (ZeRO-3, 2 ranks) = allreduce on 2 ranks; each rank keeps half of every layer's
 #    parameters and of the optimizer state; also in bf16; its checkpoint resumed on one process and
 #    on 2 ZeRO-3 ranks = allreduce's checkpoint resumed;
-#  pipeline: 2 stages (GPipe, 4 micro-batches) on 2 ranks = one process; 2 stages (1F1B,
+#  pipeline: 2 stages (GPipe, 4 micro-batches) on 2 ranks = one process, also with the stages cut
+#    by measured time (parallel.balance: measured); 2 stages (1F1B,
 #    recompute, boundaries [2]) × 2 data-parallel on 4 ranks = allreduce on 2 ranks; its
 #    checkpoint resumed on one process and on 2 pipeline ranks = one process's own checkpoint
 #    resumed;
@@ -97,6 +98,11 @@ run 4 "$work/pipe-data.json" $ar parallel.pipeline=2 parallel.micro_batches=2 pa
   parallel.recompute=true "parallel.boundaries=[2]"
 grep '^distributed:' "$work/pipe-data.json.log"
 same "$work/allreduce.json" "$work/pipe-data.json" "allreduce on 2 ranks / 2-stage 1F1B x 2 data-parallel"
+# Stages cut by measured time: the log names the cut and each stage's time; training is unchanged.
+run 2 "$work/pipe-measured.json" $ar parallel.pipeline=2 parallel.micro_batches=4 parallel.balance=measured
+grep '^distributed:' "$work/pipe-measured.json.log" | tee "$work/pipe-measured.line"
+grep -q "balanced by measured time: [0-9.]* / [0-9.]* ms forward + backward per micro-batch" "$work/pipe-measured.line"
+same "$work/one.json" "$work/pipe-measured.json" "one process / 2-stage GPipe cut by measured time"
 cp -r "$work/pipe-ckpt" "$work/pipe-ckpt-2"
 for name in one pipe; do
   one "$work/$name-resumed.json" --set epochs=4 --checkpoint-dir "$work/$name-ckpt" --resume

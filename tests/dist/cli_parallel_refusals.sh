@@ -35,6 +35,9 @@ refuses 2 "'parallel.micro_batches' needs 'parallel.pipeline' > 1" $ar parallel.
 # refusal that loads the data first, before the first step).
 refuses 2 "'parallel.micro_batches' is 64, which does not divide the epoch's last batch of 96 examples" $ar parallel.pipeline=2 parallel.micro_batches=64
 refuses 2 "'parallel.boundaries' has 1 entries; 'parallel.pipeline: 3' needs 2" $ar parallel.pipeline=3 "parallel.boundaries=[2]"
+refuses 2 "'parallel.balance' is 'flops' (allowed: parameters, measured)" $ar parallel.pipeline=2 parallel.balance=flops
+refuses 2 "'parallel.balance' chooses the cut that 'parallel.boundaries' already gives: set one" $ar parallel.pipeline=2 parallel.balance=measured "parallel.boundaries=[2]"
+refuses 2 "'parallel.balance' needs 'parallel.pipeline' > 1" $ar parallel.balance=measured
 refuses 2 "this config has 'distributed.mode: param_server' (unsupported combination)" distributed.mode=param_server parallel.shard=true
 refuses 1 "this config has no 'distributed' (unsupported combination)" parallel.shard=true
 refuses 2 "'parallel.shard' is '2' (allowed: true or 1" $ar parallel.shard=2

@@ -59,21 +59,31 @@ class PipelineOptions {
     return *this;
   }
   /// The first layer of stages 1 .. p−1 (p − 1 increasing indices). Empty (the default): stages
-  /// balanced by parameter count, every stage at least one layer.
+  /// balanced by parameter count, every stage at least one layer, or by measured time with
+  /// balance_by().
   PipelineOptions& boundaries(std::vector<size_t> first_layers) {
     boundaries_ = std::move(first_layers);
+    return *this;
+  }
+  /// Without boundaries: cut where the stages' measured forward + backward times on
+  /// `micro_batch` [b, ...] (a micro-batch of the inputs, any values) are the most even
+  /// (pipeline_balance.h; every rank measures every layer, the mean over the ranks decides).
+  PipelineOptions& balance_by(Tensor micro_batch) {
+    balance_sample_ = std::move(micro_batch);
     return *this;
   }
   int64_t micro_batches() const { return micro_batches_; }
   PipelineSchedule schedule() const { return schedule_; }
   bool recompute() const { return recompute_; }
   const std::vector<size_t>& boundaries() const { return boundaries_; }
+  const Tensor& balance_sample() const { return balance_sample_; }
 
  private:
   int64_t micro_batches_ = 1;
   PipelineSchedule schedule_ = PipelineSchedule::one_f_one_b;
   bool recompute_ = false;
   std::vector<size_t> boundaries_;
+  Tensor balance_sample_;
 };
 
 /// What the last step measured on this rank.
@@ -111,6 +121,11 @@ class PipelineParallel {
   /// Layers [first_layer, end_layer) of the model are this rank's.
   size_t first_layer() const { return first_; }
   size_t end_layer() const { return end_; }
+  /// The first layer of each stage 0 .. p−1, then the number of layers.
+  const std::vector<size_t>& cuts() const { return cuts_; }
+  /// Seconds per layer (forward + backward, the mean over the ranks) that balance_by() measured;
+  /// empty otherwise.
+  const std::vector<double>& layer_costs() const { return layer_costs_; }
   const PipelineStats& last_stats() const { return stats_; }
 
   /// The whole model's state in the one-process layout ("3.weight"), on every rank (collective).
@@ -127,6 +142,8 @@ class PipelineParallel {
   };
   struct MicroBatch;
 
+  // The cut balance_by() measures (collective).
+  std::vector<size_t> measured_boundaries(const nn::Sequential& model, const Tensor& micro_batch);
   bool is_first() const { return comm_.rank() == 0; }
   bool is_last() const { return comm_.rank() == comm_.size() - 1; }
   void run_forward(MicroBatch& mb, const Tensor& x, const Tensor& target);
@@ -140,6 +157,8 @@ class PipelineParallel {
   PipelineOptions options_;
   std::shared_ptr<nn::Sequential> stage_;
   size_t first_ = 0, end_ = 0;
+  std::vector<size_t> cuts_;
+  std::vector<double> layer_costs_;
   std::vector<Entry> entries_;  // every stage's state, in one-process order
   std::vector<Work> pending_sends_;
   PipelineStats stats_;

@@ -11,7 +11,8 @@
 // Without `distributed` a run is one process (the base Strategy). Beside an allreduce run,
 //     parallel: {shard: true}
 // shards the optimizer state over the ranks (dist::ShardedOptimizer, ZeRO-1), and
-//     parallel: {pipeline: P, micro_batches: M, schedule: gpipe | 1f1b, recompute, boundaries}
+//     parallel: {pipeline: P, micro_batches: M, schedule: gpipe | 1f1b, recompute, boundaries,
+//                balance: parameters | measured}
 // cuts the model list into P stages (dist::PipelineParallel) × ranks / P data-parallel replicas,
 // and `parallel: {tensor: T}` splits its linear → activation → linear runs over T ranks ×
 // ranks / T replicas; `spatial` is read and checked, but exadnn train does not run it yet.
@@ -57,7 +58,10 @@ struct ParallelSpec {
   std::string schedule = "gpipe";   ///< pipeline: gpipe or 1f1b
   bool recompute = false;           ///< pipeline: recompute activations in backward
   std::vector<int64_t> boundaries;  ///< pipeline: first layers of stages 1.. (empty: balanced)
-  int spatial = 1;                  ///< ranks that split each image along its height
+  /// pipeline without boundaries: "parameters" (stages of near-equal parameter counts) or
+  /// "measured" (of near-equal measured forward + backward time on a micro-batch)
+  std::string balance = "parameters";
+  int spatial = 1;  ///< ranks that split each image along its height
   /// Ranks one model replica occupies (tensor × pipeline × spatial).
   int model_ranks() const { return tensor * pipeline * spatial; }
 };

@@ -58,6 +58,10 @@ class Strategy {
   virtual bool trains() const { return true; }
   /// Restricts the loader to this rank's shard of every epoch.
   virtual data::DataLoaderOptions shard(data::DataLoaderOptions options) const { return options; }
+  /// The shape of one training example (no batch axis) and the batch size, once the data is
+  /// loaded and before make_optimizer(): a strategy that sizes its split by timing the model on a
+  /// batch (parallel.balance: measured) keeps them.
+  virtual void see_examples(const Shape& /*example*/, int64_t /*batch_size*/) {}
   /// Makes the optimizer the Trainer steps, once the model is in place (before a resume and
   /// attach()): by default `make(model->parameters())`, one optimizer over the whole model; a
   /// strategy that keeps the optimizer state elsewhere (parallel.shard: a block per rank) or

@@ -132,17 +132,21 @@ class PipelineStrategy : public ModelSplitStrategy {
       : ModelSplitStrategy(
             spec, {dist::Communicator::world().size() / parallel.pipeline, parallel.pipeline, 1}),
         parallel_(parallel) {}
+  void see_examples(const Shape& example, int64_t batch_size) override {
+    example_ = example;
+    batch_size_ = batch_size;
+  }
   std::unique_ptr<optim::Optimizer> make_optimizer(const std::shared_ptr<nn::Module>& model,
                                                    const MakeOptimizer& make) override {
     take_model(model, "pipeline");
     std::vector<size_t> cuts(parallel_.boundaries.begin(), parallel_.boundaries.end());
-    pipe_ = std::make_unique<dist::PipelineParallel>(
-        *whole_, grid_.pipeline(),
-        dist::PipelineOptions()
-            .micro_batches(parallel_.micro_batches)
-            .schedule(dist::parse_pipeline_schedule(parallel_.schedule))
-            .recompute(parallel_.recompute)
-            .boundaries(cuts));
+    dist::PipelineOptions options = dist::PipelineOptions()
+                                        .micro_batches(parallel_.micro_batches)
+                                        .schedule(dist::parse_pipeline_schedule(parallel_.schedule))
+                                        .recompute(parallel_.recompute)
+                                        .boundaries(cuts);
+    if (parallel_.balance == "measured") options.balance_by(sample_micro_batch());
+    pipe_ = std::make_unique<dist::PipelineParallel>(*whole_, grid_.pipeline(), options);
     for (size_t i = 0; i < pipe_->first_layer(); ++i)
       first_param_ += (*whole_)[i]->parameters().size();
     return make(pipe_->stage().parameters());
@@ -210,8 +214,8 @@ class PipelineStrategy : public ModelSplitStrategy {
         world_.size(), " ranks: ", parallel_.pipeline, "-stage pipeline (", parallel_.schedule,
         ", ", parallel_.micro_batches, " micro-batches; layers [", pipe_ ? pipe_->first_layer() : 0,
         ", ", pipe_ ? pipe_->end_layer() : 0, ") of ", whole_ ? whole_->size() : 0, " on rank 0, ",
-        parameters_held(pipe_ ? pipe_->stage().parameters() : std::vector<Tensor>{}), ") × ",
-        grid_.shape().data, " data-parallel");
+        parameters_held(pipe_ ? pipe_->stage().parameters() : std::vector<Tensor>{}), "; ",
+        stage_cut(), ") × ", grid_.shape().data, " data-parallel");
   }
 
  private:
@@ -223,9 +227,44 @@ class PipelineStrategy : public ModelSplitStrategy {
     return names;
   }
 
+  // A micro-batch of random f32 inputs [batch / micro_batches, ...example] for timing the layers
+  // (its own generator: the run's random stream is not touched).
+  Tensor sample_micro_batch() const {
+    EXADNN_CHECK(!example_.empty(), "train",
+                 "'parallel.balance: measured' needs the examples' shape (see_examples)");
+    Shape shape{batch_size_ / parallel_.micro_batches};
+    for (int64_t d : example_) shape.push_back(d);
+    Generator gen(0x6a1a);
+    const std::vector<Tensor> params = whole_->parameters();
+    return randn(shape, TensorOptions().device(params.empty() ? Device::cpu() : params[0].device()),
+                 &gen);
+  }
+  // "stages start at layers 0, 5 (balanced by ...)".
+  std::string stage_cut() const {
+    if (!pipe_) return "";
+    std::string firsts;
+    for (size_t k = 0; k + 1 < pipe_->cuts().size(); ++k)
+      firsts += (k ? ", " : "") + std::to_string(pipe_->cuts()[k]);
+    if (!parallel_.boundaries.empty()) return "stages start at layers " + firsts + " (boundaries)";
+    if (pipe_->layer_costs().empty())
+      return "stages start at layers " + firsts + " (balanced by parameter count)";
+    std::string times;
+    for (size_t k = 0; k + 1 < pipe_->cuts().size(); ++k) {
+      double t = 0;
+      for (size_t i = pipe_->cuts()[k]; i < pipe_->cuts()[k + 1]; ++i) t += pipe_->layer_costs()[i];
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "%s%.3f", k ? " / " : "", 1e3 * t);
+      times += ms;
+    }
+    return "stages start at layers " + firsts + " (balanced by measured time: " + times +
+           " ms forward + backward per micro-batch)";
+  }
+
   ParallelSpec parallel_;
   std::unique_ptr<dist::PipelineParallel> pipe_;
   size_t first_param_ = 0;  // this stage's first parameter in the whole model's order
+  Shape example_;
+  int64_t batch_size_ = 0;
 };
 
 // The ranks must hold whole model replicas. Before any message, so every rank says the same.
