@@ -7,6 +7,8 @@
 //   schedule one_f_one_b: p − s − 1 forwards to fill the pipe, then one forward and one backward
 //     in turn, then the remaining backwards. Stage s holds at most p − s micro-batches'
 //     activations.
+// Stages: given boundaries, or balanced by parameter count, or by measured time (balance_by,
+// pipeline_balance.h).
 // With equal stage costs both leave each stage idle for (p − 1)/(m + p − 1) of a step (the bubble);
 // last_stats() reports what was measured.
 //
