@@ -58,26 +58,33 @@ epochs: 2
 threads: 1
 seed: 3
 YAML
-for mode in index stream; do
-  extra=()
-  [[ $mode == stream ]] && extra=(--set data.stream.buffer_mb=1)
-  "$exadnn" train --config cnn.yaml "${extra[@]}" --metrics-out "one_$mode.json" > "one_$mode.txt"
+# The 2 stages of a pipeline each stream their own copy of the order (the last stage's labels must
+# be the first stage's images'): streamed, = one process too.
+same_as_one() {  # same_as_one MODE SPLIT SETTINGS...: 2 ranks with SETTINGS against one process
+  local mode=$1 split=$2; shift 2
   # shellcheck disable=SC2086
   $mpiexec -n 2 "$exadnn" train --config cnn.yaml "${extra[@]}" --set distributed.mode=allreduce \
-    --set parallel.spatial=2 --metrics-out "spatial_$mode.json" > "spatial_$mode.txt" 2>&1 ||
-    { cat "spatial_$mode.txt"; echo "FAIL: spatial training ($mode) exited non-zero" >&2; exit 1; }
-  grep "^distributed:" "spatial_$mode.txt"
-  python3 - "one_$mode.json" "spatial_$mode.json" "$mode" <<'PY'
+    "$@" --metrics-out "${split}_$mode.json" > "${split}_$mode.txt" 2>&1 ||
+    { cat "${split}_$mode.txt"; echo "FAIL: $split training ($mode) exited non-zero" >&2; exit 1; }
+  grep "^distributed:" "${split}_$mode.txt"
+  python3 - "one_$mode.json" "${split}_$mode.json" "$mode, $split" <<'PY'
 import json, sys
 a, b = (json.load(open(p))["epochs"] for p in sys.argv[1:3])
 assert len(a) == len(b) == 2, f"FAIL: {len(a)} and {len(b)} epochs"
 for ea, eb in zip(a, b):
     rel = abs(ea["train_loss"] - eb["train_loss"]) / abs(ea["train_loss"])
     print(f"{sys.argv[3]}: epoch {ea['epoch']}: train loss {ea['train_loss']:.10f} (one process) / "
-          f"{eb['train_loss']:.10f} (2-way spatial), relative {rel:.1e}; test accuracy "
+          f"{eb['train_loss']:.10f} (2 ranks), relative {rel:.1e}; test accuracy "
           f"{ea['test_accuracy']} / {eb['test_accuracy']}")
     assert rel <= 1e-5, f"FAIL: {sys.argv[3]}: the losses differ by {rel:.1e}"
     assert ea["test_accuracy"] == eb["test_accuracy"], "FAIL: the test accuracy differs"
 PY
+}
+for mode in index stream; do
+  extra=()
+  [[ $mode == stream ]] && extra=(--set data.stream.buffer_mb=1)
+  "$exadnn" train --config cnn.yaml "${extra[@]}" --metrics-out "one_$mode.json" > "one_$mode.txt"
+  same_as_one "$mode" spatial --set parallel.spatial=2
 done
+same_as_one stream pipeline --set parallel.pipeline=2
 echo "generate workflow ok"
