@@ -50,8 +50,8 @@ class ModelRestorer {
 
 std::vector<double> measure_layer_costs(const nn::Sequential& model, const Tensor& micro_batch,
                                         int repeats) {
-  EXADNN_CHECK(micro_batch.defined() && micro_batch.dim() >= 1 && micro_batch.size(0) >= 1,
-               kWhere, "needs a micro-batch [b, ...], got ",
+  EXADNN_CHECK(micro_batch.defined() && micro_batch.dim() >= 1 && micro_batch.size(0) >= 1, kWhere,
+               "needs a micro-batch [b, ...], got ",
                micro_batch.defined() ? micro_batch.shape() : Shape{});
   EXADNN_CHECK(repeats >= 1, kWhere, "repeats must be >= 1, got ", repeats);
   const ModelRestorer restore(model);

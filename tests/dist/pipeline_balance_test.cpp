@@ -76,7 +76,7 @@ TEST(PipelineBalance, MeasuringLeavesTheModelAsItWas) {
   model.train();
   std::vector<Tensor> params = model.parameters();
   params[0].set_grad(full(params[0].shape(), 0.25));  // a gradient accumulated before
-  const StateDict before = model.state_dict();         // batch norm's running statistics too
+  const StateDict before = model.state_dict();        // batch norm's running statistics too
   FixedBatch b;
   const std::vector<double> costs = measure_layer_costs(model, b.x, 2);
   ASSERT_EQ(costs.size(), 4u);

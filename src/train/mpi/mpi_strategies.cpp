@@ -210,12 +210,14 @@ class PipelineStrategy : public ModelSplitStrategy {
     opt.load_state_dict(mine);
   }
   std::string describe() const override {
-    return detail::cat(
-        world_.size(), " ranks: ", parallel_.pipeline, "-stage pipeline (", parallel_.schedule,
-        ", ", parallel_.micro_batches, " micro-batches; layers [", pipe_ ? pipe_->first_layer() : 0,
-        ", ", pipe_ ? pipe_->end_layer() : 0, ") of ", whole_ ? whole_->size() : 0, " on rank 0, ",
-        parameters_held(pipe_ ? pipe_->stage().parameters() : std::vector<Tensor>{}), "; ",
-        stage_cut(), ") × ", grid_.shape().data, " data-parallel");
+    return detail::cat(world_.size(), " ranks: ", parallel_.pipeline, "-stage pipeline (",
+                       parallel_.schedule, ", ", parallel_.micro_batches,
+                       parallel_.micro_batches == 1 ? " micro-batch" : " micro-batches",
+                       "; layers [", pipe_ ? pipe_->first_layer() : 0, ", ",
+                       pipe_ ? pipe_->end_layer() : 0, ") of ", whole_ ? whole_->size() : 0,
+                       " on rank 0, ",
+                       parameters_held(pipe_ ? pipe_->stage().parameters() : std::vector<Tensor>{}),
+                       "; ", stage_cut(), ") × ", grid_.shape().data, " data-parallel");
   }
 
  private:
