@@ -14,6 +14,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <thread>
 
 #include <exadnn/ops/factories.h>
@@ -97,16 +98,7 @@ struct ShardStream::State {
           stats.peak_buffered_bytes = std::max(stats.peak_buffered_bytes, reserved);
         }
         // Read and split outside the lock, so batches are drawn meanwhile.
-        std::vector<float> rows(size_t(b.count) * sample_bytes / sizeof(float));
-        shards->read_rows(b.file, b.first, b.count, rows.data(), band);
-        const size_t n = sample_bytes / sizeof(float);
-        std::vector<Sample> block;
-        for (int64_t r = 0; r < b.count; ++r) {
-          const int64_t sample = shards->first_of(b.file) + b.first + r;
-          if (o.scale == Scale::log) scale(rows.data() + r * n, sample);
-          block.push_back({std::vector<float>(rows.begin() + r * n, rows.begin() + (r + 1) * n),
-                           shards->target(sample, o.target)});
-        }
+        std::vector<Sample> block = read_block(b);
         std::lock_guard guard(lock);
         staged.push_back(std::move(block));
         stats.bytes_read += bytes;
@@ -119,6 +111,34 @@ struct ShardStream::State {
     std::lock_guard guard(lock);
     reader_done = true;
     changed.notify_all();
+  }
+
+  // Block `b`'s samples, read and scaled. The process running out of memory (a limit on its
+  // address space, say) is an Error naming the block, not a bare std::bad_alloc.
+  std::vector<Sample> read_block(const Block& b) const {
+    try {
+      std::vector<float> rows(size_t(b.count) * sample_bytes / sizeof(float));
+      shards->read_rows(b.file, b.first, b.count, rows.data(), band);
+      const size_t n = sample_bytes / sizeof(float);
+      std::vector<Sample> block;
+      for (int64_t r = 0; r < b.count; ++r) {
+        const int64_t sample = shards->first_of(b.file) + b.first + r;
+        if (o.scale == Scale::log) scale(rows.data() + r * n, sample);
+        block.push_back({std::vector<float>(rows.begin() + r * n, rows.begin() + (r + 1) * n),
+                         shards->target(sample, o.target)});
+      }
+      return block;
+    } catch (const std::bad_alloc&) {
+      throw exadnn::Error(
+          "cbed::ShardStream",
+          exadnn::detail::cat("out of memory reading rows ", b.first, "..", b.first + b.count,
+                              " of ", shards->files()[b.file].path, " (",
+                              2 * b.count * sample_bytes,
+                              " bytes at most, beside the stream's buffer of ", o.memory_bytes,
+                              " bytes): the process has no memory left (a memory or "
+                              "address-space limit?); a smaller data.batch_size or model needs "
+                              "less"));
+    }
   }
 
   // Sample `sample`'s 3 patterns (of `rows` rows each) on the log scale: the stored maxima for a
