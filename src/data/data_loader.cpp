@@ -182,7 +182,10 @@ void DataLoader::transform(Batch& batch, int64_t batch_index, int64_t epoch) con
     batch.inputs = options_.transform()->apply(batch.inputs, gen);
   }
   // Whole examples (a transform that needs them, or a stream that read them): the band of them.
-  if (band_ && batch.inputs.size(batch.inputs.dim() - 2) != band_->rows())
+  if (!band_) return;
+  const Shape example = dataset_->input_shape();
+  const int64_t height = example[example.size() - 2];
+  if (band_->rows() != height && batch.inputs.size(batch.inputs.dim() - 2) == height)
     batch.inputs = cut_band(batch.inputs, *band_);
 }
 
