@@ -30,6 +30,7 @@
 // backends: the dispatch table, the kernel signatures a backend registers, and the mixed-precision
 // policy and its scopes (precision_policy.h: MatmulPrecision, precision::Autocast)
 #include "exadnn/backend/conv_algorithm.h"
+#include "exadnn/backend/denormals.h"
 #include "exadnn/backend/dispatch.h"
 #include "exadnn/backend/kernels.h"
 #include "exadnn/backend/nn_kernels.h"

@@ -352,10 +352,11 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   for (const auto& o : overrides) apply_override(root, o, problems);
 
   TrainConfig c;
-  if (!check_keys(root,
-                  {"data", "model", "loss", "optimizer", "scheduler", "epochs", "threads", "seed",
-                   "distributed", "parallel", "precision", "device", "class_balance"},
-                  "the top level", problems)) {
+  if (!check_keys(
+          root,
+          {"data", "model", "loss", "optimizer", "scheduler", "epochs", "threads", "seed",
+           "distributed", "parallel", "precision", "device", "class_balance", "flush_denormals"},
+          "the top level", problems)) {
     problems.throw_if_any();
   }
   if (root["data"]) parse_data(root["data"], c.data, problems);
@@ -375,6 +376,7 @@ TrainConfig parse_config(const std::string& yaml_text, const std::string& origin
   // 0: OMP_NUM_THREADS or every core; beyond the bound libgomp fails or crashes creating them.
   read_count(root["threads"], "threads", 0, kMaxThreads, c.threads, problems.reporter());
   read(root, "seed", c.seed, "config", problems, "a non-negative integer");
+  read(root, "flush_denormals", c.flush_denormals, "config", problems, "true or false");
   read_choice(root, "precision", c.precision, {"fp32", "bf16", "fp16"}, "config", problems);
   if (const YAML::Node d = root["distributed"]) {  // hogwild_config.cpp and mpi_config.cpp
     const auto report = [&problems](const YAML::Node& at, const std::string& m) {

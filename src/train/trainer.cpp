@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "exadnn/backend/denormals.h"
 #include "exadnn/data/validate.h"
 #include "exadnn/exadnn.h"
 #include "exadnn/io/checkpoint.h"
@@ -302,6 +303,8 @@ double Trainer::fit() {
     r.strategy->serve();
     return 0.0;
   }
+  // Subnormals flushed while training (backend/denormals.h), the caller's setting back after.
+  const FlushDenormalsScope flush(r.config.flush_denormals);
   LossWatch loss_watch;  // a NaN or infinite loss ends the run with an error
   double final_score = r.history.empty() ? 0.0 : r.history.back().test_accuracy;
   for (; r.next_epoch <= r.config.epochs; ++r.next_epoch) {

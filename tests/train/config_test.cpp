@@ -31,6 +31,14 @@ TEST(Config, OverridesApplyBeforeChecking) {
                       "'epochs' must be a whole number from 1 to 1000000, got 'zero'");
 }
 
+TEST(Config, FlushDenormalsIsOnUnlessSaidOtherwise) {
+  const std::string yaml = train::default_config_yaml();
+  EXPECT_TRUE(parse_config(yaml, "default").flush_denormals);
+  EXPECT_FALSE(parse_config(yaml, "default", {"flush_denormals=false"}).flush_denormals);
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "default", {"flush_denormals=sometimes"}),
+                      "'config.flush_denormals' must be true or false, got 'sometimes'");
+}
+
 TEST(Config, EveryProblemIsReportedWithItsLine) {
   const std::string text =
       "data: {dataset: imagenet, batch_size: 32}\n"  // line 1: bad dataset

@@ -22,6 +22,28 @@ train::TrainConfig tiny_in(const fs::path& dir, int epochs) {
   return fixtures::tiny_config(dir, epochs);
 }
 
+// Subnormals are flushed while fit() trains (flush_denormals: true, the default) and the caller's
+// setting is back after; `flush_denormals: false` keeps them.
+TEST(Trainer, FlushesSubnormalsWhileTrainingOnly) {
+#if !defined(__SSE2__)
+  GTEST_SKIP() << "FTZ/DAZ are x86 settings";
+#endif
+  const exadnn::testing::ScratchDir dir("exadnn_train_");
+  for (bool flush : {true, false}) {
+    train::TrainConfig config = tiny_in(dir.path(), 1);
+    config.flush_denormals = flush;
+    train::Trainer trainer(config);
+    std::vector<bool> seen;
+    trainer.on_step([&](const train::StepEvent&) { seen.push_back(flush_denormals()); });
+    set_flush_denormals(false);
+    trainer.fit();
+    ASSERT_FALSE(seen.empty());
+    EXPECT_EQ(seen.front(), flush);
+    EXPECT_EQ(seen.back(), flush);
+    EXPECT_FALSE(flush_denormals());  // the caller's setting back
+  }
+}
+
 TEST(Trainer, HooksSeeEveryStepEpochAndCheckpoint) {
   const exadnn::testing::ScratchDir dir("exadnn_train_");
   train::Trainer trainer(tiny_in(dir.path(), 2),
