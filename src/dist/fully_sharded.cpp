@@ -12,16 +12,15 @@
 #include "exadnn/backend/precision_policy.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/inplace.h"
+#include "seconds_since.h"
 
 namespace exadnn::dist {
 namespace {
 
 constexpr const char* kWhere = "dist::FullyShardedModel";
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using detail::Clock;
+using detail::seconds_since;
 
 // Binds the layer's parameters for the lifetime of the scope, then releases them.
 class BoundParameters {

@@ -10,6 +10,7 @@
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/operators.h"
+#include "seconds_since.h"
 #include "tensor_message.h"
 
 namespace exadnn::dist {
@@ -18,10 +19,8 @@ namespace {
 constexpr const char* kWhere = "dist::PipelineParallel";
 constexpr int64_t kMaxDims = detail::kMaxMessageDims;
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using detail::Clock;
+using detail::seconds_since;
 
 // The first layer of each stage 1 .. p−1, balanced by (parameter count + 1) per layer.
 std::vector<size_t> balanced_boundaries(const nn::Sequential& model, int p) {

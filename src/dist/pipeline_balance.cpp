@@ -7,16 +7,14 @@
 
 #include "exadnn/autograd/grad_mode.h"
 #include "exadnn/ops/factories.h"
+#include "seconds_since.h"
 
 namespace exadnn::dist {
 namespace {
 
 constexpr const char* kWhere = "dist::measure_layer_costs";
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using detail::Clock;
+using detail::seconds_since;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
