@@ -73,20 +73,19 @@ std::vector<size_t> PipelineParallel::measured_boundaries(const nn::Sequential& 
                                                           const Tensor& micro_batch) {
   const int p = comm_.size();
   if (model.size() < static_cast<size_t>(p)) return {};  // refused below
-  // Every rank measures; the mean over the ranks decides, and rank 0's cut is everyone's (the
-  // same doubles on every rank would cut alike; the broadcast makes sure).
+  // Every rank of the group measures; the mean over them decides, and the group's rank 0's cut is
+  // everyone's (the same doubles on every rank would cut alike; the broadcast makes sure).
+  const Communicator& group = options_.measured_over() ? *options_.measured_over() : comm_;
   Tensor costs = from_vector<double>(measure_layer_costs(model, micro_batch));
-  comm_.allreduce(costs).wait();
+  group.allreduce(costs).wait();
+  layer_costs_.assign(costs.data<double>(), costs.data<double>() + costs.numel());
+  for (double& c : layer_costs_) c /= group.size();
   Tensor cuts = zeros({p - 1}, TensorOptions().dtype(DType::i64));
-  if (comm_.rank() == 0) {
-    std::vector<double> mean(costs.data<double>(), costs.data<double>() + costs.numel());
-    for (double& c : mean) c /= p;
-    const std::vector<size_t> mine = cut_evenly(mean, p);
+  if (group.rank() == 0) {
+    const std::vector<size_t> mine = cut_evenly(layer_costs_, p);
     for (int k = 0; k + 1 < p; ++k) cuts.data<int64_t>()[k] = static_cast<int64_t>(mine[k]);
   }
-  comm_.broadcast(cuts, 0).wait();
-  layer_costs_.assign(costs.data<double>(), costs.data<double>() + costs.numel());
-  for (double& c : layer_costs_) c /= p;
+  group.broadcast(cuts, 0).wait();
   return std::vector<size_t>(cuts.data<int64_t>(), cuts.data<int64_t>() + (p - 1));
 }
 

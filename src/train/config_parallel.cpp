@@ -196,10 +196,10 @@ void parse_parallel(const YAML::Node& node, TrainConfig& c, const ReportProblem&
     report(node["shard"],
            "'parallel.shard' with 'parallel.pipeline' (a stage's optimizer state sharded over its "
            "replicas) is not done yet (unsupported combination)");
-  if (p.tensor > 1 && (p.pipeline > 1 || p.shard))
+  if (p.tensor > 1 && p.shard)
     report(node["tensor"],
-           "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not "
-           "done yet (unsupported combination)");
+           "'parallel.tensor' with 'parallel.shard' (a block's optimizer state sharded over its "
+           "replicas) is not done yet (unsupported combination)");
   if (p.shard == 3 && c.precision == "fp16")
     report(node["shard"],
            "'parallel.shard: 3' trains in fp32 or bf16 (fp16's loss scaling is not "

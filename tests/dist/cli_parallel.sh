@@ -17,6 +17,10 @@
 #  tensor: 2-way (the linear 64 → relu → linear 4 run split column/row-wise) on 2 ranks = one
 #    process; 2-way × 2 data-parallel on 4 ranks = allreduce on 2 ranks; its checkpoint resumed on
 #    one process and on 2 tensor ranks = one process's own checkpoint resumed;
+#  tensor × pipeline: 2-way tensor × 2 stages (GPipe, 4 micro-batches; the cut falls between the
+#    split run's column and row layers, so the stages pass the split hidden features) on 4 ranks =
+#    one process, also 1F1B cut by measured time; its checkpoint resumed on one process and on 4
+#    tensor × pipeline ranks = one process's own checkpoint resumed;
 #  pipeline and tensor in bf16 on 2 ranks = one process in bf16 to bf16's unit roundoff (2^-8
 #    relative): gradients are rounded per micro-batch (per rank's partial product), not once.
 #   usage: cli_parallel.sh EXADNN_BINARY "MPIEXEC COMMAND"
@@ -133,4 +137,24 @@ same "$work/one-resumed.json" "$work/tensor-resumed-2.json" "resumed: one proces
 # bf16: the row-parallel layer's partial products are rounded to bf16 before their sum.
 run 2 "$work/tensor-bf16.json" $ar parallel.tensor=2 precision=bf16
 close "$work/one-bf16.json" "$work/tensor-bf16.json" "one process / 2-way tensor in bf16" 0.00390625
+
+# --- tensor x pipeline ---
+run 4 "$work/tensor-pipe.json" $ar parallel.tensor=2 parallel.pipeline=2 parallel.micro_batches=4 \
+  parallel.schedule=gpipe -- --checkpoint-dir "$work/tensor-pipe-ckpt"
+grep '^distributed:' "$work/tensor-pipe.json.log" | tee "$work/tensor-pipe.line"
+# Parameters by count: the column layer (16 -> 64/2: 544) is stage 0, the ReLU and the row layer
+# (64/2 -> 4 and its whole bias: 132) stage 1.
+grep -q "layers \[0, 1) of 3 on rank 0, 544 of 1348 parameters trained on rank 0.* × 2-way tensor parallel (1 linear run split) × 1 data-parallel" "$work/tensor-pipe.line" ||
+  { echo "FAIL: the tensor x pipeline run does not report stage 0 = layer 0, 544 of 1348 parameters"; exit 1; }
+same "$work/one.json" "$work/tensor-pipe.json" "one process / 2-way tensor x 2-stage GPipe"
+run 4 "$work/tensor-pipe-measured.json" $ar parallel.tensor=2 parallel.pipeline=2 \
+  parallel.micro_batches=2 parallel.schedule=1f1b parallel.balance=measured
+grep '^distributed:' "$work/tensor-pipe-measured.json.log"
+same "$work/one.json" "$work/tensor-pipe-measured.json" "one process / 2-way tensor x 2-stage 1F1B cut by measured time"
+cp -r "$work/tensor-pipe-ckpt" "$work/tensor-pipe-ckpt-2"
+one "$work/tensor-pipe-resumed.json" --set epochs=4 --checkpoint-dir "$work/tensor-pipe-ckpt" --resume
+same "$work/one-resumed.json" "$work/tensor-pipe-resumed.json" "one process resumed from one process / tensor x pipeline" last
+run 4 "$work/tensor-pipe-resumed-4.json" $ar parallel.tensor=2 parallel.pipeline=2 \
+  parallel.micro_batches=4 epochs=4 -- --checkpoint-dir "$work/tensor-pipe-ckpt-2" --resume
+same "$work/one-resumed.json" "$work/tensor-pipe-resumed-4.json" "resumed: one process / 4 tensor x pipeline ranks" last
 echo PASS

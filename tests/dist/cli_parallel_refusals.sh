@@ -44,7 +44,7 @@ refuses 2 "'parallel.shard' is '2' (allowed: true or 1" $ar parallel.shard=2
 refuses 2 "'parallel.shard: 3' trains in fp32 or bf16" $ar parallel.shard=3 precision=fp16
 refuses 2 "'parallel.spatial' splits images and does not combine with 'tensor', 'pipeline' or 'shard'" $ar parallel.spatial=2 parallel.tensor=2
 refuses 2 "'parallel.spatial: 2' splits images for the conv2d and pooling layers before a 'flatten' or 'global_avgpool'; the model has none before it" $ar parallel.spatial=2
-refuses 2 "'parallel.tensor' with 'parallel.pipeline' or 'parallel.shard' is not done yet" $ar parallel.tensor=2 parallel.pipeline=2
+refuses 2 "'parallel.tensor' with 'parallel.shard' (a block's optimizer state sharded over its replicas) is not done yet" $ar parallel.tensor=2 parallel.shard=true
 refuses 2 "'parallel.shard' with 'parallel.pipeline'" $ar parallel.pipeline=2 parallel.shard=true
 refuses 2 "'parallel.pipeline' trains in fp32 or bf16 (fp16's loss scaling is not done over its ranks); 'precision: fp16' is an unsupported combination" $ar parallel.pipeline=2 precision=fp16
 refuses 2 "'parallel.tensor' trains in fp32 or bf16" $ar parallel.tensor=2 precision=fp16

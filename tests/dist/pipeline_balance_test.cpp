@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "exadnn/dist/pipeline.h"
+#include "exadnn/dist/process_grid.h"
 #include "exadnn/nn/batch_norm.h"
 
 #include "dist_testing.h"
@@ -130,6 +131,28 @@ TEST(PipelineBalance, MeasuredCutIsEveryRanksAndTrainsLikeOneProcess) {
     if (opt) opt->step();
     EXPECT_NEAR(got, loss.item<double>(), 1e-5) << "step " << s;
   }
+}
+
+// Two pipelines side by side (a data × pipeline grid, 4 ranks): each replica measuring for itself
+// could cut differently by timing noise, and their gradients, averaged parameter for parameter,
+// would then belong to different layers. measured_over(world) makes the whole job cut as one.
+TEST(PipelineBalance, ReplicasMeasuredOverTheWorldCutAlike) {
+  Communicator world = Communicator::world();
+  if (world.size() % 2 != 0) GTEST_SKIP() << "needs an even number of ranks";
+  ProcessGrid grid(world, {world.size() / 2, 2, 1});
+  manual_seed(5);
+  nn::Sequential model(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Linear>(6, 64), std::make_shared<nn::Tanh>(),
+      std::make_shared<nn::Linear>(64, 64), std::make_shared<nn::Tanh>(),
+      std::make_shared<nn::Linear>(64, 3)});
+  FixedBatch b;
+  PipelineParallel pipe(model, grid.pipeline(),
+                        PipelineOptions().micro_batches(2).balance_by(b.x).measured_over(world));
+  std::vector<double> mine(pipe.cuts().begin(), pipe.cuts().end());
+  mine.insert(mine.end(), pipe.layer_costs().begin(), pipe.layer_costs().end());
+  Tensor root = from_vector<double>(mine);
+  world.broadcast(root, 0).wait();
+  EXPECT_EQ(to_vector<double>(root), mine) << "this rank's cut or costs differ from rank 0's";
 }
 
 }  // namespace

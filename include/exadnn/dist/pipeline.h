@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,11 +75,21 @@ class PipelineOptions {
     balance_sample_ = std::move(micro_batch);
     return *this;
   }
+  /// With balance_by: the ranks whose measurements are averaged and that all take one cut (their
+  /// rank 0's). Default: the pipeline's own ranks. Every rank that must cut alike belongs in it —
+  /// the data-parallel replicas of a pipeline (their stages' gradients are averaged parameter for
+  /// parameter) and, with tensor-parallel stages, every tensor rank — and all of them construct
+  /// their PipelineParallel together (e.g. a ProcessGrid's whole world).
+  PipelineOptions& measured_over(Communicator group) {
+    measured_over_ = std::move(group);
+    return *this;
+  }
   int64_t micro_batches() const { return micro_batches_; }
   PipelineSchedule schedule() const { return schedule_; }
   bool recompute() const { return recompute_; }
   const std::vector<size_t>& boundaries() const { return boundaries_; }
   const Tensor& balance_sample() const { return balance_sample_; }
+  const std::optional<Communicator>& measured_over() const { return measured_over_; }
 
  private:
   int64_t micro_batches_ = 1;
@@ -86,6 +97,7 @@ class PipelineOptions {
   bool recompute_ = false;
   std::vector<size_t> boundaries_;
   Tensor balance_sample_;
+  std::optional<Communicator> measured_over_;
 };
 
 /// What the last step measured on this rank.

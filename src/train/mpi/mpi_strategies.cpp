@@ -16,7 +16,6 @@
 #include "exadnn/dist/data_parallel.h"
 #include "exadnn/dist/environment.h"
 #include "exadnn/dist/parameter_server.h"
-#include "exadnn/dist/pipeline.h"
 #include "exadnn/dist/process_grid.h"
 #include "exadnn/dist/rma_parameter_store.h"
 #include "exadnn/dist/sharded_optimizer.h"
@@ -118,155 +117,6 @@ class ShardedStrategy : public AllreduceStrategy {
  private:
   std::unique_ptr<dist::ShardedOptimizer> sharded_;
   int64_t state_bytes_ = 0, one_process_bytes_ = 0;
-};
-
-// parallel: {pipeline: P, micro_batches: M, schedule, recompute, boundaries}: the model list cut
-// into P stages (dist::PipelineParallel) over the pipeline axis of a data × pipeline grid; the D =
-// ranks / P replicas each read their shard of every epoch and average their stage's gradients.
-// Every rank builds the whole model (same seed) and trains its stage; after each epoch the
-// stages' weights are gathered into every rank's whole model (the root scores and saves it), and
-// checkpoints hold the one-process layout of the weights and of the optimizer state.
-class PipelineStrategy : public ModelSplitStrategy {
- public:
-  PipelineStrategy(const MpiSpec& spec, const ParallelSpec& parallel)
-      : ModelSplitStrategy(
-            spec, {dist::Communicator::world().size() / parallel.pipeline, parallel.pipeline, 1}),
-        parallel_(parallel) {}
-  void see_examples(const Shape& example, int64_t batch_size) override {
-    example_ = example;
-    batch_size_ = batch_size;
-  }
-  std::unique_ptr<optim::Optimizer> make_optimizer(const std::shared_ptr<nn::Module>& model,
-                                                   const MakeOptimizer& make) override {
-    take_model(model, "pipeline");
-    std::vector<size_t> cuts(parallel_.boundaries.begin(), parallel_.boundaries.end());
-    dist::PipelineOptions options = dist::PipelineOptions()
-                                        .micro_batches(parallel_.micro_batches)
-                                        .schedule(dist::parse_pipeline_schedule(parallel_.schedule))
-                                        .recompute(parallel_.recompute)
-                                        .boundaries(cuts);
-    if (parallel_.balance == "measured") options.balance_by(sample_micro_batch());
-    pipe_ = std::make_unique<dist::PipelineParallel>(*whole_, grid_.pipeline(), options);
-    for (size_t i = 0; i < pipe_->first_layer(); ++i)
-      first_param_ += (*whole_)[i]->parameters().size();
-    return make(pipe_->stage().parameters());
-  }
-  // Every batch must split into micro-batches, the epoch's last, shorter one too: checked before
-  // the first step (every rank finds the same).
-  void for_each_batch(data::DataLoader& loader, int64_t epoch,
-                      const std::function<void(const data::Batch&)>& use) override {
-    const data::DataLoaderOptions& o = loader.options();
-    const int64_t examples = loader.dataset().size() / grid_.shape().data;
-    const int64_t last = o.drop_last() ? 0 : examples % o.batch_size();
-    EXADNN_CHECK(last % parallel_.micro_batches == 0, "train", "'parallel.micro_batches' is ",
-                 parallel_.micro_batches, ", which does not divide the epoch's last batch of ",
-                 last, " examples (", examples, " per data-parallel replica in batches of ",
-                 o.batch_size(), ")");
-    Strategy::for_each_batch(loader, epoch, use);
-  }
-  bool runs_forward_backward() const override { return true; }
-  double forward_backward(const data::Batch& batch, const LossFunction& loss) override {
-    return pipe_->forward_backward(batch.inputs, batch.targets, loss);
-  }
-  EpochTotals combine(const EpochTotals& mine) override {
-    whole_->load_state_dict(pipe_->full_state_dict());  // for the root's score and checkpoint
-    return combine_replicas(mine);
-  }
-  // The one-process layout: every parameter's entries, this stage's filled in, summed over the
-  // stages (the other stages' entries are zeros here).
-  StateDict optimizer_state(const optim::Optimizer& opt) override {
-    const StateDict mine = opt.state_dict();
-    const std::vector<Tensor> all = whole_->parameters();
-    const size_t own = opt.params().size();
-    StateDict out;
-    out.insert("step", mine.at("step"));
-    out.insert("lr", mine.at("lr"));
-    std::vector<dist::Work> works;
-    for (const std::string& buffer : buffer_names(mine))
-      for (size_t i = 0; i < all.size(); ++i) {
-        const bool ours = i >= first_param_ && i < first_param_ + own;
-        const std::string local = std::to_string(i - first_param_) + "." + buffer;
-        Tensor t = ours               ? mine.at(local).clone()
-                   : buffer == "step" ? zeros(Shape{}, TensorOptions().dtype(DType::i64))
-                                      : zeros(all[i].shape(), TensorOptions().dtype(DType::f32));
-        works.push_back(grid_.pipeline().allreduce(t));
-        out.insert(std::to_string(i) + "." + buffer, t);
-      }
-    for (dist::Work& w : works) w.wait();
-    return out;
-  }
-  void load_optimizer_state(optim::Optimizer& opt, const StateDict& state) override {
-    StateDict mine;  // this stage's entries, numbered from 0
-    for (const auto& [name, t] : state) {
-      const size_t dot = name.find('.');
-      if (dot == std::string::npos) {
-        mine.insert(name, t);
-        continue;
-      }
-      const size_t i = std::stoul(name.substr(0, dot));
-      if (i >= first_param_ && i < first_param_ + opt.params().size())
-        mine.insert(std::to_string(i - first_param_) + name.substr(dot), t);
-    }
-    opt.load_state_dict(mine);
-  }
-  std::string describe() const override {
-    return detail::cat(world_.size(), " ranks: ", parallel_.pipeline, "-stage pipeline (",
-                       parallel_.schedule, ", ", parallel_.micro_batches,
-                       parallel_.micro_batches == 1 ? " micro-batch" : " micro-batches",
-                       "; layers [", pipe_ ? pipe_->first_layer() : 0, ", ",
-                       pipe_ ? pipe_->end_layer() : 0, ") of ", whole_ ? whole_->size() : 0,
-                       " on rank 0, ",
-                       parameters_held(pipe_ ? pipe_->stage().parameters() : std::vector<Tensor>{}),
-                       "; ", stage_cut(), ") × ", grid_.shape().data, " data-parallel");
-  }
-
- private:
-  // The per-parameter entries of an optimizer's state ("step", "momentum_buffer", ...).
-  static std::vector<std::string> buffer_names(const StateDict& state) {
-    std::vector<std::string> names;
-    for (const auto& [name, t] : state)
-      if (name.rfind("0.", 0) == 0) names.push_back(name.substr(2));
-    return names;
-  }
-
-  // A micro-batch of random f32 inputs [batch / micro_batches, ...example] for timing the layers
-  // (its own generator: the run's random stream is not touched).
-  Tensor sample_micro_batch() const {
-    EXADNN_CHECK(!example_.empty(), "train",
-                 "'parallel.balance: measured' needs the examples' shape (see_examples)");
-    Shape shape{batch_size_ / parallel_.micro_batches};
-    for (int64_t d : example_) shape.push_back(d);
-    Generator gen(0x6a1a);
-    const std::vector<Tensor> params = whole_->parameters();
-    return randn(shape, TensorOptions().device(params.empty() ? Device::cpu() : params[0].device()),
-                 &gen);
-  }
-  // "stages start at layers 0, 5 (balanced by ...)".
-  std::string stage_cut() const {
-    if (!pipe_) return "";
-    std::string firsts;
-    for (size_t k = 0; k + 1 < pipe_->cuts().size(); ++k)
-      firsts += (k ? ", " : "") + std::to_string(pipe_->cuts()[k]);
-    if (!parallel_.boundaries.empty()) return "stages start at layers " + firsts + " (boundaries)";
-    if (pipe_->layer_costs().empty())
-      return "stages start at layers " + firsts + " (balanced by parameter count)";
-    std::string times;
-    for (size_t k = 0; k + 1 < pipe_->cuts().size(); ++k) {
-      double t = 0;
-      for (size_t i = pipe_->cuts()[k]; i < pipe_->cuts()[k + 1]; ++i) t += pipe_->layer_costs()[i];
-      char ms[32];
-      std::snprintf(ms, sizeof ms, "%s%.3f", k ? " / " : "", 1e3 * t);
-      times += ms;
-    }
-    return "stages start at layers " + firsts + " (balanced by measured time: " + times +
-           " ms forward + backward per micro-batch)";
-  }
-
-  ParallelSpec parallel_;
-  std::unique_ptr<dist::PipelineParallel> pipe_;
-  size_t first_param_ = 0;  // this stage's first parameter in the whole model's order
-  Shape example_;
-  int64_t batch_size_ = 0;
 };
 
 // The ranks must hold whole model replicas. Before any message, so every rank says the same.
@@ -406,7 +256,7 @@ std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelS
     check_parallel_layout(parallel, dist::Communicator::world().size());
     if (parallel.shard == 3) return make_fully_sharded_strategy(spec);
     if (parallel.shard) return std::make_unique<ShardedStrategy>(spec);
-    if (parallel.pipeline > 1) return std::make_unique<PipelineStrategy>(spec, parallel);
+    if (parallel.pipeline > 1) return make_pipeline_strategy(spec, parallel);
     if (parallel.tensor > 1) return make_tensor_strategy(spec, parallel);
     if (parallel.spatial > 1) return make_spatial_strategy(spec, parallel, layers);
   }

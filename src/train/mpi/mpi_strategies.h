@@ -18,6 +18,10 @@ namespace exadnn::train::internal {
 std::unique_ptr<Strategy> make_mpi_strategy(const MpiSpec& spec, const ParallelSpec& parallel,
                                             const std::vector<LayerSpec>& layers);
 
+/// parallel: {pipeline: P[, tensor: T]} (pipeline_strategy.cpp), over a data × pipeline × tensor
+/// grid of the world's ranks.
+std::unique_ptr<Strategy> make_pipeline_strategy(const MpiSpec& spec, const ParallelSpec& parallel);
+
 /// parallel: {tensor: T} (tensor_strategy.cpp), over a data × tensor grid of the world's ranks.
 std::unique_ptr<Strategy> make_tensor_strategy(const MpiSpec& spec, const ParallelSpec& parallel);
 
