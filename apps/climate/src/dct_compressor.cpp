@@ -201,6 +201,18 @@ std::pair<std::size_t, double> roundtrip(const BlockDct& dct, const DctParams& p
 namespace {
 // The block sizes a pick tries: `block` alone (checked) when > 0, else those from 4 to 32
 // dividing n.
+// A constant sample is represented exactly by every candidate (its DC alone), so it cannot tell
+// them apart: the pick would fall on the first (B = 4, k = 1: block means) whatever the fields
+// to come need. Galewsky's v at day 0 is such a field (the jet is zonal).
+void check_has_structure(const FaceField& sample, const char* where) {
+  if (sample.data.empty()) return;
+  const auto [lo, hi] = std::minmax_element(sample.data.begin(), sample.data.end());
+  if (*lo == *hi)
+    throw Error(where, cat("the sample field is constant (every value ", *lo,
+                           "): every block size and coefficient count represents it exactly, so "
+                           "it cannot choose between them; pick on a field with structure"));
+}
+
 std::vector<int> candidate_blocks(int n, int block) {
   std::vector<int> blocks;
   if (block > 0) {
@@ -318,6 +330,7 @@ FaceField DctCompressor::decompress(const std::uint8_t* payload, std::size_t siz
 DctParams DctCompressor::pick(double ratio, const FaceField& sample, int block) {
   if (!(ratio > 0) || !std::isfinite(ratio))
     throw Error("DctCompressor::pick", cat("compression ratio ", ratio, " must be > 0"));
+  check_has_structure(sample, "DctCompressor::pick");
   const int n = sample.n;
   const std::vector<int> blocks = candidate_blocks(n, block);
   const double budget = static_cast<double>(sample.raw_bytes()) / ratio;  // payload bytes allowed
@@ -354,6 +367,7 @@ DctParams DctCompressor::pick(double ratio, const FaceField& sample, int block) 
 DctParams DctCompressor::pick_step(double ratio, const FaceField& sample, int block) {
   if (!(ratio > 0) || !std::isfinite(ratio))
     throw Error("DctCompressor::pick_step", cat("compression ratio ", ratio, " must be > 0"));
+  check_has_structure(sample, "DctCompressor::pick_step");
   const int n = sample.n;
   const std::vector<int> blocks = candidate_blocks(n, block);
   const double budget = static_cast<double>(sample.raw_bytes()) / ratio;

@@ -157,6 +157,11 @@ TEST(DctCompressor, BadParametersAreRefused) {
   expect_error([&] { DctCompressor::pick(1e5, h); }, {"ratio 100000", "out of reach", "n = 32"});
   expect_error([&] { DctCompressor::pick(-1, h); }, {"ratio -1"});
   expect_error([&] { DctCompressor::pick(4, h, 6); }, {"B = 6", "does not divide"});
+  // A constant field (Galewsky's v at day 0 is 0 everywhere) tells no parameters apart: the pick
+  // used to return the first candidate, B = 4 and k = 1, for every field that followed.
+  const FaceField zero(h.n);
+  expect_error([&] { DctCompressor::pick(16, zero); }, {"constant", "every value 0"});
+  expect_error([&] { DctCompressor::pick_step(16, zero); }, {"constant", "every value 0"});
 }
 
 TEST(DctCompressor, BadPayloadsAreRefused) {

@@ -100,11 +100,22 @@ std::vector<int> structure_periods(int p, const Compressor& compressor) {
 
 using FieldCompressors = std::vector<std::unique_ptr<Compressor>>;  // one per field: h, u, v
 
-// Each field's compressor of `kind` picked for `ratio` on its day-0 field (make_compressor).
+// Each field's compressor of `kind` picked for `ratio` (make_compressor) on its first output step
+// that is not constant: day 0 for h and u; Galewsky's v is 0 everywhere at day 0 (a zonal jet),
+// which tells no parameters apart, so v's are picked on the next step.
 FieldCompressors picked_compressors(const std::vector<Step>& steps, CompressorKind kind,
                                     double ratio) {
   FieldCompressors comp;
-  for (int c = 0; c < 3; ++c) comp.push_back(make_compressor(kind, ratio, steps[0].fields[c]));
+  for (int c = 0; c < 3; ++c) {
+    const auto varies = [c](const Step& s) {
+      const auto [lo, hi] = std::minmax_element(s.fields[c].data.begin(), s.fields[c].data.end());
+      return *lo != *hi;
+    };
+    const auto sample = std::find_if(steps.begin(), steps.end(), varies);
+    EXADNN_CHECK(sample != steps.end(), "correction_eval", "field ", c,
+                 " is constant at every output step: nothing to pick a compressor on");
+    comp.push_back(make_compressor(kind, ratio, sample->fields[c]));
+  }
   return comp;
 }
 

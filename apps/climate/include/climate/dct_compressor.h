@@ -56,7 +56,8 @@ class DctCompressor : public Compressor {
   /// The parameters with the smallest RMSE on `sample` among those whose payload is at least
   /// `ratio` : 1: every block size dividing n from 4 to 32 (or `block` alone when > 0), every k,
   /// the most bits that fit. None fitting is an exadnn::Error naming the ratio, the block
-  /// sizes tried and the largest ratio they reach.
+  /// sizes tried and the largest ratio they reach; so is a constant sample (every candidate
+  /// represents it exactly: nothing to choose by).
   static DctParams pick(double ratio, const FaceField& sample, int block = 0);
   /// The same with a uniform step: for every block size and k ≥ 2, the smallest step (to 2 %,
   /// by bisection on its logarithm) whose payload for `sample` is at least `ratio` : 1; the
