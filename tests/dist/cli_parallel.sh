@@ -19,7 +19,8 @@
 #    one process and on 2 tensor ranks = one process's own checkpoint resumed;
 #  tensor × pipeline: 2-way tensor × 2 stages (GPipe, 4 micro-batches; the cut falls between the
 #    split run's column and row layers, so the stages pass the split hidden features) on 4 ranks =
-#    one process, also 1F1B cut by measured time; its checkpoint resumed on one process and on 4
+#    one process, also 1F1B cut by measured time with recomputation (the row layer's allreduce
+#    runs again in the backward on every tensor rank); its checkpoint resumed on one process and on 4
 #    tensor × pipeline ranks = one process's own checkpoint resumed;
 #  pipeline and tensor in bf16 on 2 ranks = one process in bf16 to bf16's unit roundoff (2^-8
 #    relative): gradients are rounded per micro-batch (per rank's partial product), not once.
@@ -148,9 +149,9 @@ grep -q "layers \[0, 1) of 3 on rank 0, 544 of 1348 parameters trained on rank 0
   { echo "FAIL: the tensor x pipeline run does not report stage 0 = layer 0, 544 of 1348 parameters"; exit 1; }
 same "$work/one.json" "$work/tensor-pipe.json" "one process / 2-way tensor x 2-stage GPipe"
 run 4 "$work/tensor-pipe-measured.json" $ar parallel.tensor=2 parallel.pipeline=2 \
-  parallel.micro_batches=2 parallel.schedule=1f1b parallel.balance=measured
+  parallel.micro_batches=2 parallel.schedule=1f1b parallel.balance=measured parallel.recompute=true
 grep '^distributed:' "$work/tensor-pipe-measured.json.log"
-same "$work/one.json" "$work/tensor-pipe-measured.json" "one process / 2-way tensor x 2-stage 1F1B cut by measured time"
+same "$work/one.json" "$work/tensor-pipe-measured.json" "one process / 2-way tensor x 2-stage 1F1B cut by measured time, recomputed"
 cp -r "$work/tensor-pipe-ckpt" "$work/tensor-pipe-ckpt-2"
 one "$work/tensor-pipe-resumed.json" --set epochs=4 --checkpoint-dir "$work/tensor-pipe-ckpt" --resume
 same "$work/one-resumed.json" "$work/tensor-pipe-resumed.json" "one process resumed from one process / tensor x pipeline" last
