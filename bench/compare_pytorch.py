@@ -12,6 +12,9 @@ batches of the training batch size, as exadnn does.
   wide_mlp  configs/fashion_wide_mlp.yaml   784-2048-2048-10, Adam, batch 256
   resnet18  configs/resnet18_64.yaml        ResNet-18 (7x7/2 stem), 3x64x64, SGD, batch 128;
             reads the HDF5 file of bench/make_fashion64.py (--data)
+  cbed_resnet18  apps/cbed/configs/cbed_resnet18_128.yaml  ResNet-18 (7x7/2 stem), 39 classes,
+            3x128x128 CBED stacks, SGD, batch 64; reads the HDF5 file of
+            exadnn_cbed_classify_train --export (--data)
 
 usage: compare_pytorch.py MODEL EPOCHS TORCH_THREADS [--channels-last] [--steps N] [--data F.h5]
                           [--device cuda]
@@ -27,7 +30,7 @@ import torch
 import torch.nn as nn
 
 DATA = "/usr/share/datasets/fashion-mnist"
-BATCH = {"mlp": 128, "cnn": 128, "wide_mlp": 256, "resnet18": 128}
+BATCH = {"mlp": 128, "cnn": 128, "wide_mlp": 256, "resnet18": 128, "cbed_resnet18": 64}
 
 
 def idx(path, offset):
@@ -92,6 +95,8 @@ def model(kind):
                              nn.Linear(2048, 10))
     if kind == "resnet18":
         return resnet18(3, 10)
+    if kind == "cbed_resnet18":
+        return resnet18(3, 39)
     return nn.Sequential(nn.Conv2d(1, 32, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 5), nn.ReLU(),
                          nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 4 * 4, 256), nn.ReLU(), nn.Linear(256, 10))
 
@@ -130,6 +135,8 @@ def main():
     args = ap.parse_args()
     if args.kind == "resnet18" and not args.data:
         ap.error("resnet18 needs --data FILE.h5 (bench/make_fashion64.py)")
+    if args.kind == "cbed_resnet18" and not args.data:
+        ap.error("cbed_resnet18 needs --data FILE.h5 (exadnn_cbed_classify_train --export)")
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     fmt = torch.channels_last if args.channels_last else torch.contiguous_format

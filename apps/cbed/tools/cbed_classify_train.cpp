@@ -4,6 +4,10 @@
 //
 //   exadnn_cbed_classify_train --config apps/cbed/configs/cbed_resnet18_system.yaml
 //       --materials 60000 --size 32 --metrics-out system.json   (one command line)
+//
+// With --export FILE.h5 it writes the generated set instead of training (exadnn's `hdf5` dataset
+// layout: train/x f32 [N, 3, H, W] on the classifiers' log scale, train/y i64 [N], test/x,
+// test/y), a file other frameworks read too (bench/compare_pytorch.sh's cbed_resnet18).
 #include <exadnn/exadnn.h>
 #include <exadnn/train/class_metrics.h>
 #include <exadnn/train/trainer.h>
@@ -31,7 +35,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 int main(int argc, char** argv) {
   CLI::App app{"Train a ResNet on generated CBED stacks (crystal system or space group)"};
   std::string config_path = "apps/cbed/configs/cbed_resnet18_system.yaml", task = "system",
-              mode = "kinematic", metrics_out;
+              mode = "kinematic", metrics_out, export_path;
   std::vector<std::string> overrides;
   std::vector<int> groups = kDefaultGroups;
   cbed::ClassifyDataOptions o;
@@ -62,6 +66,9 @@ int main(int argc, char** argv) {
   app.add_option("--seed", o.generate.seed, "generation seed");
   app.add_option("--threads", o.threads, "generation threads (0: all cores)");
   app.add_option("--metrics-out", metrics_out, "metrics JSON (per-class figures, confusion PNG)");
+  app.add_option("--export", export_path,
+                 "write the generated set as an HDF5 file (train/x, train/y, test/x, test/y) and "
+                 "stop");
   CLI11_PARSE(app, argc, argv);
   try {
     o.generate.groups = groups;
@@ -81,6 +88,15 @@ int main(int argc, char** argv) {
         static_cast<long long>(d.train->size()), static_cast<long long>(d.test->size()),
         mode.c_str(), size, size, generation_s, d.stats.attempts, 100 * d.stats.rejection_rate(),
         counts.str().c_str());
+    if (!export_path.empty()) {
+      exadnn::data::write_hdf5(export_path, {{"train/x", d.train->inputs()},
+                                             {"train/y", d.train->targets()},
+                                             {"test/x", d.test->inputs()},
+                                             {"test/y", d.test->targets()}});
+      std::printf("wrote %s (%lld classes)\n", export_path.c_str(),
+                  static_cast<long long>(d.class_names.size()));
+      return 0;
+    }
 
     exadnn::train::TrainConfig config = exadnn::train::load_config(config_path, overrides);
     exadnn::train::TrainerParts parts;
