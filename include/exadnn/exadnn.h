@@ -92,6 +92,7 @@
 #include "exadnn/data/dataset.h"
 #include "exadnn/data/distributed_sampler.h"
 #include "exadnn/data/hdf5.h"
+#include "exadnn/data/hdf5_dataset.h"
 #include "exadnn/data/height_band.h"
 #include "exadnn/data/idx.h"
 #include "exadnn/data/subset.h"

@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "copy_rows.h"
 #include "exadnn/data/height_band.h"
 #include "exadnn/data/subset.h"
 #include "exadnn/data/tensor_dataset.h"
@@ -123,30 +124,12 @@ Shape TensorDataset::target_shape() const {
   return tail_shape(targets_);
 }
 
-namespace {
-
-// Rows `indices` of src ([N, ...], contiguous) into dst ([B, ...], contiguous); runs of
-// consecutive indices (an unshuffled loader) become one memcpy each.
-void copy_rows(const Tensor& src, int64_t n, std::span<const int64_t> indices, const Tensor& dst) {
-  const size_t row = n > 0 ? src.nbytes() / static_cast<size_t>(n) : 0;
-  const auto* from = static_cast<const unsigned char*>(src.data_ptr());
-  auto* to = static_cast<unsigned char*>(dst.data_ptr());
-  for (size_t i = 0; i < indices.size();) {
-    size_t j = i + 1;
-    while (j < indices.size() && indices[j] == indices[j - 1] + 1) ++j;
-    std::memcpy(to + i * row, from + static_cast<size_t>(indices[i]) * row, (j - i) * row);
-    i = j;
-  }
-}
-
-}  // namespace
-
 void TensorDataset::fetch(std::span<const int64_t> indices, const Tensor& inputs,
                           const Tensor& targets) const {
   check_indices(indices, "TensorDataset");
   check_batch(indices, inputs, targets, "TensorDataset");
-  copy_rows(inputs_, n_, indices, inputs);
-  copy_rows(targets_, n_, indices, targets);
+  internal::copy_rows(inputs_, n_, indices, inputs);
+  internal::copy_rows(targets_, n_, indices, targets);
 }
 
 void TensorDataset::fetch_band(std::span<const int64_t> indices, HeightBand band,
@@ -165,7 +148,7 @@ void TensorDataset::fetch_band(std::span<const int64_t> indices, HeightBand band
   for (size_t b = 0; b < indices.size(); ++b)
     for (size_t c = 0; c < planes; ++c, to += run)
       std::memcpy(to, from + (static_cast<size_t>(indices[b]) * planes + c) * plane + skip, run);
-  copy_rows(targets_, n_, indices, targets);
+  internal::copy_rows(targets_, n_, indices, targets);
 }
 
 Tensor TensorDataset::get_targets(std::span<const int64_t> indices) const {
@@ -173,7 +156,7 @@ Tensor TensorDataset::get_targets(std::span<const int64_t> indices) const {
   // Only the targets: the default would read (and drop) every input row too.
   Tensor targets =
       empty(batch_shape(static_cast<int64_t>(indices.size()), target_shape()), target_dtype());
-  copy_rows(targets_, n_, indices, targets);
+  internal::copy_rows(targets_, n_, indices, targets);
   return targets;
 }
 

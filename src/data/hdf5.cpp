@@ -14,8 +14,9 @@ namespace {
 
 constexpr const char* kWhere = "HDF5";
 
-// The plugin's table, loaded once; an Error saying where it was looked for when it is missing.
-const detail::Hdf5Api& hdf5_api() {
+}  // namespace
+
+const detail::Hdf5Api& internal::hdf5_api() {
   static const detail::Hdf5Api* api = [] {
     auto* entry =
         reinterpret_cast<const detail::Hdf5Api* (*)()>(plugin_symbol("hdf5", "exadnn_hdf5_api"));
@@ -30,7 +31,7 @@ const detail::Hdf5Api& hdf5_api() {
   return *api;
 }
 
-}  // namespace
+using internal::hdf5_api;
 
 int64_t hdf5_default_read_limit() {
   const long pages = sysconf(_SC_PHYS_PAGES);

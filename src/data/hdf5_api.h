@@ -16,7 +16,7 @@
 namespace exadnn::detail {
 
 /// The table's layout; a plugin built with another is refused (a stale install).
-constexpr int kHdf5ApiVersion = 1;
+constexpr int kHdf5ApiVersion = 2;
 
 struct Hdf5Api {
   int version;  ///< kHdf5ApiVersion of the plugin's build
@@ -25,9 +25,22 @@ struct Hdf5Api {
   std::vector<std::string> (*names)(const std::string& path);
   void (*write)(const std::string& path,
                 const std::vector<std::pair<std::string, Tensor>>& datasets);
+  /// The shape and element type read() would return for dataset `name`, without reading it.
+  void (*describe)(const std::string& path, const std::string& name, Shape* shape, DType* dtype);
+  /// Examples `rows` (ascending, distinct) of dataset `name` [N, ...], cut to rows [band.begin,
+  /// band.end) of the second-to-last axis (band.end 0: whole), into `out` [rows.size(), ...]
+  /// (contiguous host; its dtype is the one read into: HDF5 converts the file's numbers).
+  void (*read_examples)(const std::string& path, const std::string& name,
+                        const std::vector<int64_t>& rows, data::HeightBand band, const Tensor& out);
 };
 
 }  // namespace exadnn::detail
+
+namespace exadnn::data::internal {
+/// The plugin's table, loaded on the first call (in libexadnn: data/hdf5.cpp); an Error saying
+/// where it was looked for when it is missing or of another version.
+const exadnn::detail::Hdf5Api& hdf5_api();
+}  // namespace exadnn::data::internal
 
 /// The plugin's table (defined in libexadnn_hdf5 only).
 extern "C" const exadnn::detail::Hdf5Api* exadnn_hdf5_api();

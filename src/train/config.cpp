@@ -166,10 +166,10 @@ void parse_data_layout(const YAML::Node& node, DataSpec& d, Problems& problems) 
 }
 
 void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
-  if (!check_keys(node,
-                  {"dataset", "path", "batch_size", "shuffle", "train_images", "train_labels",
-                   "test_images", "test_labels", "train", "test", "label_column", "header", "file",
-                   "train_x", "train_y", "test_x", "test_y", "stream", "layout"},
+  if (!check_keys(node, {"dataset",      "path",        "batch_size",  "shuffle", "train_images",
+                         "train_labels", "test_images", "test_labels", "train",   "test",
+                         "label_column", "header",      "file",        "train_x", "train_y",
+                         "test_x",       "test_y",      "in_memory",   "stream",  "layout"},
                   "data", problems))
     return;
   // An application plugin's dataset kind (cbed-space-group) is loaded by asking for it first.
@@ -194,6 +194,7 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   read(node, "train_y", d.train_y, "data", problems, "a dataset name");
   read(node, "test_x", d.test_x, "data", problems, "a dataset name");
   read(node, "test_y", d.test_y, "data", problems, "a dataset name");
+  read(node, "in_memory", d.in_memory, "data", problems, "true or false");
   parse_data_stream(node["stream"], d, problems);
   parse_data_layout(node["layout"], d, problems);
   const std::string lacks =

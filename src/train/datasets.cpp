@@ -3,6 +3,7 @@
 
 #include "exadnn/data/csv.h"
 #include "exadnn/data/hdf5.h"
+#include "exadnn/data/hdf5_dataset.h"
 #include "exadnn/data/idx.h"
 
 namespace exadnn::train {
@@ -73,6 +74,10 @@ Registry<DatasetKind>* make_builtin() {
                     return d.file.empty() ? std::string("needs 'file'") : std::string();
                   },
                   [](const DataSpec& d) -> TrainingData {
+                    if (!d.in_memory)  // inputs read per batch
+                      return {std::make_shared<data::Hdf5Dataset>(d.file, d.train_x, d.train_y),
+                              std::make_shared<data::Hdf5Dataset>(d.file, d.test_x, d.test_y),
+                              nullptr};
                     return {shared(data::load_hdf5_dataset(d.file, d.train_x, d.train_y)),
                             shared(data::load_hdf5_dataset(d.file, d.test_x, d.test_y)), nullptr};
                   },

@@ -30,6 +30,9 @@ struct DataSpec {
   bool header = true;                                                ///< csv
   std::string file, train_x = "train/x", train_y = "train/y", test_x = "test/x",
                     test_y = "test/y";  ///< hdf5: the file and its datasets
+  /// hdf5: true loads both sets into memory; false reads the inputs per batch (data::Hdf5Dataset:
+  /// sets larger than memory; spatial ranks read their band of each image only).
+  bool in_memory = true;
   /// data.stream.buffer_mb: > 0 streams the training set through an out-of-core loader holding
   /// at most this many MiB (kinds that stream: TrainingData::stream); 0 loads by index.
   int64_t stream_buffer_mb = 0;

@@ -145,60 +145,86 @@ const char* class_name(H5T_class_t c) {
   }
 }
 
-Tensor read_file(const std::string& path, const std::string& name, NonFinite non_finite,
-                 int64_t max_bytes) {
-  EXADNN_CHECK(max_bytes >= 0, kWhere, path, ": dataset '", name, "': max_bytes is ", max_bytes,
-               " (a limit in bytes, 0 or more)");
-  Hdf5Session session;
-  Handle file(open_file(path), H5Fclose);
-  Handle ds(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
-  EXADNN_CHECK(ds.ok(), kWhere, path, ": no dataset named '", name, "' (",
-               list_names(dataset_names(file.get(), path)), ")");
-
-  Handle type(H5Dget_type(ds.get()), H5Tclose);
+// The tensor dtype a dataset reads into and the HDF5 memory type for it: floats of up to 4 bytes
+// f32, 8-byte floats f64, u8 stays u8, other integers of up to 4 bytes (u16 too) i32, wider i64;
+// anything else an Error naming the file, the dataset and what it holds.
+std::pair<DType, hid_t> element_type(hid_t ds, const std::string& path, const std::string& name) {
+  Handle type(H5Dget_type(ds), H5Tclose);
   const H5T_class_t cls = H5Tget_class(type.get());
   const size_t size = H5Tget_size(type.get());
-  DType dtype = DType::f32;
-  hid_t mem_type = H5T_NATIVE_FLOAT;
-  if (cls == H5T_FLOAT && size <= 4) {
-    dtype = DType::f32, mem_type = H5T_NATIVE_FLOAT;
-  } else if (cls == H5T_FLOAT && size == 8) {
-    dtype = DType::f64, mem_type = H5T_NATIVE_DOUBLE;
-  } else if (cls == H5T_INTEGER) {
+  if (cls == H5T_FLOAT && size <= 4) return {DType::f32, H5T_NATIVE_FLOAT};
+  if (cls == H5T_FLOAT && size == 8) return {DType::f64, H5T_NATIVE_DOUBLE};
+  if (cls == H5T_INTEGER) {
     const bool is_unsigned = H5Tget_sign(type.get()) == H5T_SGN_NONE;
-    if (size == 1 && is_unsigned) {
-      dtype = DType::u8, mem_type = H5T_NATIVE_UINT8;
-    } else if (size <= 2 || (size == 4 && !is_unsigned)) {
-      dtype = DType::i32, mem_type = H5T_NATIVE_INT32;
-    } else if (size <= 8) {
-      dtype = DType::i64, mem_type = H5T_NATIVE_INT64;
-    } else {
-      throw Error(kWhere, detail::cat(path, ": dataset '", name, "' holds ", size,
-                                      "-byte integers, wider than exadnn's i64"));
-    }
-  } else {
-    throw Error(kWhere,
-                detail::cat(path, ": dataset '", name, "' holds ", size, "-byte ", class_name(cls),
-                            " values; exadnn reads float and integer datasets only"));
+    if (size == 1 && is_unsigned) return {DType::u8, H5T_NATIVE_UINT8};
+    if (size <= 2 || (size == 4 && !is_unsigned)) return {DType::i32, H5T_NATIVE_INT32};
+    if (size <= 8) return {DType::i64, H5T_NATIVE_INT64};
+    throw Error(kWhere, detail::cat(path, ": dataset '", name, "' holds ", size,
+                                    "-byte integers, wider than exadnn's i64"));
   }
+  throw Error(kWhere,
+              detail::cat(path, ": dataset '", name, "' holds ", size, "-byte ", class_name(cls),
+                          " values; exadnn reads float and integer datasets only"));
+}
 
-  Handle space(H5Dget_space(ds.get()), H5Sclose);
+// The HDF5 memory type that reads into a tensor of `dtype`.
+hid_t memory_type(DType dtype) {
+  switch (dtype) {
+    case DType::f32:
+      return H5T_NATIVE_FLOAT;
+    case DType::f64:
+      return H5T_NATIVE_DOUBLE;
+    case DType::u8:
+      return H5T_NATIVE_UINT8;
+    case DType::i32:
+      return H5T_NATIVE_INT32;
+    case DType::i64:
+      return H5T_NATIVE_INT64;
+    default:
+      throw Error(kWhere, detail::cat("cannot read into ", dtype_name(dtype),
+                                      " (f32, f64, u8, i32 and i64 only)"));
+  }
+}
+
+// Opens dataset `name` of `file` (an id for Handle), or throws naming the datasets there are.
+hid_t open_dataset(hid_t file, const std::string& path, const std::string& name) {
+  const hid_t ds = H5Dopen2(file, name.c_str(), H5P_DEFAULT);
+  EXADNN_CHECK(ds >= 0, kWhere, path, ": no dataset named '", name, "' (",
+               list_names(dataset_names(file, path)), ")");
+  return ds;
+}
+
+// The extents of a dataset's dataspace (at most kMaxDims axes).
+Shape extents(hid_t ds, const std::string& path, const std::string& name) {
+  Handle space(H5Dget_space(ds), H5Sclose);
   const int ndims = H5Sget_simple_extent_ndims(space.get());
   EXADNN_CHECK(ndims >= 0 && ndims <= kMaxDims, kWhere, path, ": dataset '", name, "' has ", ndims,
                " dimensions (at most ", kMaxDims, " supported)");
   hsize_t dims[kMaxDims];
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   Shape shape;
+  for (int d = 0; d < ndims; ++d) shape.push_back(static_cast<int64_t>(dims[d]));
+  return shape;
+}
+
+Tensor read_file(const std::string& path, const std::string& name, NonFinite non_finite,
+                 int64_t max_bytes) {
+  EXADNN_CHECK(max_bytes >= 0, kWhere, path, ": dataset '", name, "': max_bytes is ", max_bytes,
+               " (a limit in bytes, 0 or more)");
+  Hdf5Session session;
+  Handle file(open_file(path), H5Fclose);
+  Handle ds(open_dataset(file.get(), path, name), H5Dclose);
+
+  const auto [dtype, mem_type] = element_type(ds.get(), path, name);
+  const Shape shape = extents(ds.get(), path, name);
   // The tensor's bytes over the nonzero extents (its strides) must fit an int64: a corrupt
-  // dataspace can say anything.
+  // dataspace can say anything (an extent past int64 reads as negative).
   int64_t span = static_cast<int64_t>(dtype_size(dtype));
-  for (int d = 0; d < ndims; ++d) {
-    shape.push_back(static_cast<int64_t>(dims[d]));
-    EXADNN_CHECK(shape.back() >= 0 &&
-                     !__builtin_mul_overflow(span, std::max<int64_t>(shape.back(), 1), &span),
-                 kWhere, path, ": dataset '", name, "' has an impossibly large extent ", dims[d],
-                 " on axis ", d, " (the file is corrupt)");
-  }
+  for (int64_t d = 0; d < shape.size(); ++d)
+    EXADNN_CHECK(
+        shape[d] >= 0 && !__builtin_mul_overflow(span, std::max<int64_t>(shape[d], 1), &span),
+        kWhere, path, ": dataset '", name, "' has an impossibly large extent ",
+        static_cast<uint64_t>(shape[d]), " on axis ", d, " (the file is corrupt)");
 
   // span is the tensor's bytes when no extent is zero; with one, nothing is allocated.
   const int64_t bytes =
@@ -215,6 +241,64 @@ Tensor read_file(const std::string& path, const std::string& name, NonFinite non
   }
   if (non_finite == NonFinite::reject) check_finite(out, path, detail::cat("dataset '", name, "'"));
   return out;
+}
+
+void describe_dataset(const std::string& path, const std::string& name, Shape* shape,
+                      DType* dtype) {
+  Hdf5Session session;
+  Handle file(open_file(path), H5Fclose);
+  Handle ds(open_dataset(file.get(), path, name), H5Dclose);
+  *dtype = element_type(ds.get(), path, name).first;
+  *shape = extents(ds.get(), path, name);
+}
+
+// One hyperslab per example (OR'ed: HDF5 reads a union in file order, hence ascending rows), the
+// band's rows of each, into a memory space of out's shape.
+void read_example_rows(const std::string& path, const std::string& name,
+                       const std::vector<int64_t>& rows, HeightBand band, const Tensor& out) {
+  Hdf5Session session;
+  Handle file(open_file(path), H5Fclose);
+  Handle ds(open_dataset(file.get(), path, name), H5Dclose);
+  const Shape shape = extents(ds.get(), path, name);
+  const int ndims = static_cast<int>(shape.size());  // ≤ kMaxDims
+  EXADNN_CHECK(ndims >= 1, kWhere, path, ": dataset '", name, "' has no example axis");
+  const bool banded = band.end > 0;
+  EXADNN_CHECK(!banded || (ndims >= 3 && band.begin >= 0 && band.begin < band.end &&
+                           band.end <= shape[ndims - 2]),
+               kWhere, path, ": dataset '", name, "' ", shape, " has no rows [", band.begin, ", ",
+               band.end, ") on its height axis");
+  hsize_t start[kMaxDims] = {}, count[kMaxDims];
+  for (int d = 0; d < ndims; ++d) count[d] = static_cast<hsize_t>(shape[d]);
+  count[0] = 1;
+  if (banded) {
+    start[ndims - 2] = static_cast<hsize_t>(band.begin);
+    count[ndims - 2] = static_cast<hsize_t>(band.rows());
+  }
+  Handle space(H5Dget_space(ds.get()), H5Sclose);
+  H5Sselect_none(space.get());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    EXADNN_CHECK(rows[k] >= 0 && rows[k] < shape[0] && (k == 0 || rows[k] > rows[k - 1]), kWhere,
+                 path, ": dataset '", name, "': example ", rows[k], " is outside [0, ", shape[0],
+                 ") or out of ascending order");
+    start[0] = static_cast<hsize_t>(rows[k]);
+    EXADNN_CHECK(
+        H5Sselect_hyperslab(space.get(), H5S_SELECT_OR, start, nullptr, count, nullptr) >= 0,
+        kWhere, path, ": dataset '", name, "': cannot select example ", rows[k]);
+  }
+  hsize_t mem_dims[kMaxDims];
+  for (int d = 0; d < ndims; ++d) mem_dims[d] = d == 0 ? rows.size() : count[d];
+  EXADNN_CHECK(out.is_contiguous() && out.dim() == ndims, kWhere, path, ": dataset '", name,
+               "': the batch to read into is ", out.shape(), ", not ", ndims, "-dimensional");
+  for (int d = 0; d < ndims; ++d)
+    EXADNN_CHECK(out.size(d) == static_cast<int64_t>(mem_dims[d]), kWhere, path, ": dataset '",
+                 name, "': the batch to read into is ", out.shape(), " for ", rows.size(),
+                 " examples of ", shape);
+  if (rows.empty()) return;
+  Handle memory(H5Screate_simple(ndims, mem_dims, nullptr), H5Sclose);
+  EXADNN_CHECK(H5Dread(ds.get(), memory_type(out.dtype()), memory.get(), space.get(), H5P_DEFAULT,
+                       out.data_ptr()) >= 0,
+               kWhere, path, ": cannot read ", rows.size(), " examples of dataset '", name,
+               "' (the file is truncated or corrupt)");
 }
 
 std::vector<std::string> names_in_file(const std::string& path) {
@@ -278,8 +362,9 @@ void write_file(const std::string& path,
 }  // namespace exadnn::data
 
 extern "C" const exadnn::detail::Hdf5Api* exadnn_hdf5_api() {
-  static const exadnn::detail::Hdf5Api api{exadnn::detail::kHdf5ApiVersion,
-                                           &exadnn::data::read_file, &exadnn::data::names_in_file,
-                                           &exadnn::data::write_file};
+  static const exadnn::detail::Hdf5Api api{
+      exadnn::detail::kHdf5ApiVersion, &exadnn::data::read_file,
+      &exadnn::data::names_in_file,    &exadnn::data::write_file,
+      &exadnn::data::describe_dataset, &exadnn::data::read_example_rows};
   return &api;
 }
