@@ -21,7 +21,8 @@
 #    split run's column and row layers, so the stages pass the split hidden features) on 4 ranks =
 #    one process, also 1F1B cut by measured time with recomputation (the row layer's allreduce
 #    runs again in the backward on every tensor rank); its checkpoint resumed on one process and on 4
-#    tensor × pipeline ranks = one process's own checkpoint resumed;
+#    tensor × pipeline ranks = one process's own checkpoint resumed; 2-way tensor × 2 stages × 2
+#    data-parallel on 8 ranks = allreduce on 2 ranks;
 #  pipeline and tensor in bf16 on 2 ranks = one process in bf16 to bf16's unit roundoff (2^-8
 #    relative): gradients are rounded per micro-batch (per rank's partial product), not once.
 #   usage: cli_parallel.sh EXADNN_BINARY "MPIEXEC COMMAND"
@@ -158,4 +159,8 @@ same "$work/one-resumed.json" "$work/tensor-pipe-resumed.json" "one process resu
 run 4 "$work/tensor-pipe-resumed-4.json" $ar parallel.tensor=2 parallel.pipeline=2 \
   parallel.micro_batches=4 epochs=4 -- --checkpoint-dir "$work/tensor-pipe-ckpt-2" --resume
 same "$work/one-resumed.json" "$work/tensor-pipe-resumed-4.json" "resumed: one process / 4 tensor x pipeline ranks" last
+# All three axes: 2-way tensor x 2 stages x 2 data-parallel replicas on 8 ranks = allreduce on 2.
+run 8 "$work/tensor-pipe-data.json" $ar parallel.tensor=2 parallel.pipeline=2 parallel.micro_batches=2
+grep '^distributed:' "$work/tensor-pipe-data.json.log"
+same "$work/allreduce.json" "$work/tensor-pipe-data.json" "allreduce on 2 ranks / 2-way tensor x 2 stages x 2 data-parallel"
 echo PASS
