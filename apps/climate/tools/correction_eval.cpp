@@ -100,22 +100,13 @@ std::vector<int> structure_periods(int p, const Compressor& compressor) {
 
 using FieldCompressors = std::vector<std::unique_ptr<Compressor>>;  // one per field: h, u, v
 
-// Each field's compressor of `kind` picked for `ratio` (make_compressor) on its first output step
-// that is not constant: day 0 for h and u; Galewsky's v is 0 everywhere at day 0 (a zonal jet),
-// which tells no parameters apart, so v's are picked on the next step.
-FieldCompressors picked_compressors(const std::vector<Step>& steps, CompressorKind kind,
-                                    double ratio) {
+// Each field's compressor of `kind` picked for `ratio` (make_compressor) on the last training step
+// (`sample`): the newest field the run has seen before the test days. Not day 0: Galewsky's v is
+// rounding noise there (|v| ~ 1e-12 m/s, the jet is zonal), on which the DCT's pick chose 3-bit
+// codes (B = 10, k = 10) that cost v 1.06 m/s at 16:1 on the test days.
+FieldCompressors picked_compressors(const Step& sample, CompressorKind kind, double ratio) {
   FieldCompressors comp;
-  for (int c = 0; c < 3; ++c) {
-    const auto varies = [c](const Step& s) {
-      const auto [lo, hi] = std::minmax_element(s.fields[c].data.begin(), s.fields[c].data.end());
-      return *lo != *hi;
-    };
-    const auto sample = std::find_if(steps.begin(), steps.end(), varies);
-    EXADNN_CHECK(sample != steps.end(), "correction_eval", "field ", c,
-                 " is constant at every output step: nothing to pick a compressor on");
-    comp.push_back(make_compressor(kind, ratio, sample->fields[c]));
-  }
+  for (int c = 0; c < 3; ++c) comp.push_back(make_compressor(kind, ratio, sample.fields[c]));
   return comp;
 }
 
@@ -291,7 +282,8 @@ int main(int argc, char** argv) {
                             truncation_compressors(n, ratio), ratio, o, points);
         else
           compressor_points(mesh, steps, train_count, name,
-                            picked_compressors(steps, compressor_kind_from_name(name), ratio),
+                            picked_compressors(steps[train_count - 1],
+                                               compressor_kind_from_name(name), ratio),
                             ratio, o, points);
     std::printf(
         "\n| method | ratio | bytes/value | RMSE h [m] | RMSE u [m/s] | RMSE v [m/s] |\n"
