@@ -36,14 +36,17 @@ std::shared_ptr<nn::Sequential> plain_cnn(int channels_in, int channels, int wid
 struct Correction::Net : public nn::Module {
   Net(int channels_in, int channels, int width, int depth)
       : cnn(register_module("cnn", plain_cnn(channels_in, channels, width, depth))),
-        norm(exadnn::from_vector<float>(std::vector<float>(3 * channels, 1.0f), {3, channels})) {
+        norm(exadnn::from_vector<float>(std::vector<float>(3 * channels, 1.0f), {3, channels})),
+        gain(exadnn::from_vector<float>(std::vector<float>(channels, 1.0f), {channels})) {
     register_buffer("norm", &norm);
+    register_buffer("gain", &gain);
   }
   Tensor forward(const Tensor& x) override { return cnn->forward(x); }
   std::string name() const override { return "ClimateCorrection"; }
 
   std::shared_ptr<nn::Sequential> cnn;
   Tensor norm;
+  Tensor gain;               // [C]: each field's correction is scaled by it (fit_gains)
   std::vector<float> stats;  // norm's values on the host: [3 C]
 };
 
@@ -181,7 +184,7 @@ void Correction::samples(const Fields& decompressed, const Fields& original, flo
     }
 }
 
-Fields Correction::apply(const Fields& decompressed) const {
+Fields Correction::corrections(const Fields& decompressed) const {
   const int C = options_.fields, Cin = input_channels(), n = halo_.n(), w = halo_.width();
   check_fields(decompressed, C, n, "the decompressed input");
   std::vector<float> x(static_cast<size_t>(6) * Cin * w * w);
@@ -201,16 +204,50 @@ Fields Correction::apply(const Fields& decompressed) const {
     net_->train(was_training);
   }
   const int64_t face = int64_t{n} * n;
-  Fields out = decompressed;
-  FaceField correction(n);
+  Fields out(C, FaceField(n));
   for (int c = 0; c < C; ++c) {
     for (int f = 0; f < 6; ++f)
       for (int64_t k = 0; k < face; ++k)
-        correction.data[f * face + k] = double{y[(f * C + c) * face + k]} * s[2 * C + c];
-    remove_weighted_mean(weights_, correction);  // mass-neutral
-    for (size_t k = 0; k < correction.data.size(); ++k) out[c].data[k] += correction.data[k];
+        out[c].data[f * face + k] = double{y[(f * C + c) * face + k]} * s[2 * C + c];
+    remove_weighted_mean(weights_, out[c]);  // mass-neutral
   }
   return out;
+}
+
+Fields Correction::apply(const Fields& decompressed) const {
+  const Fields correction = corrections(decompressed);
+  const std::vector<float> gain = gains();
+  Fields out = decompressed;
+  for (size_t c = 0; c < out.size(); ++c)
+    for (size_t k = 0; k < out[c].data.size(); ++k)
+      out[c].data[k] += double{gain[c]} * correction[c].data[k];
+  return out;
+}
+
+std::vector<float> Correction::gains() const {
+  return exadnn::to_vector<float>(net_->gain.contiguous());
+}
+
+std::vector<float> Correction::fit_gains(const std::vector<Fields>& decompressed,
+                                         const std::vector<Fields>& original) {
+  EXADNN_CHECK(decompressed.size() == original.size(), "climate::Correction::fit_gains",
+               decompressed.size(), " decompressed and ", original.size(), " original steps");
+  const int C = options_.fields;
+  std::vector<double> rc(C, 0.0), cc(C, 0.0);  // Σ residual · correction, Σ correction²
+  for (size_t k = 0; k < decompressed.size(); ++k) {
+    check_fields(original[k], C, halo_.n(), "the original pair");
+    const Fields c = corrections(decompressed[k]);
+    for (int f = 0; f < C; ++f)
+      for (size_t i = 0; i < c[f].data.size(); ++i) {
+        rc[f] += (original[k][f].data[i] - decompressed[k][f].data[i]) * c[f].data[i];
+        cc[f] += c[f].data[i] * c[f].data[i];
+      }
+  }
+  std::vector<float> gain(C, 1.0f);
+  for (int f = 0; f < C && !decompressed.empty(); ++f)
+    gain[f] = cc[f] > 0 ? static_cast<float>(std::clamp(rc[f] / cc[f], 0.0, 1.0)) : 0.0f;
+  net_->gain = exadnn::from_vector<float>(gain, {C});
+  return gain;
 }
 
 exadnn::StateDict Correction::state() const {
@@ -218,7 +255,14 @@ exadnn::StateDict Correction::state() const {
 }
 
 void Correction::load(const exadnn::StateDict& state) {
-  net_->load_state_dict(state);  // an Error naming a missing or misshapen tensor
+  if (state.contains("gain")) {
+    net_->load_state_dict(state);  // an Error naming a missing or misshapen tensor
+  } else {  // stored before the gains existed: every field's correction whole
+    exadnn::StateDict with_gains = state;
+    with_gains.insert("gain", exadnn::from_vector<float>(std::vector<float>(options_.fields, 1.0f),
+                                                         {options_.fields}));
+    net_->load_state_dict(with_gains);
+  }
   net_->stats = exadnn::to_vector<float>(net_->norm.contiguous());
 }
 

@@ -152,7 +152,9 @@ void add_squares(const Fields& a, const Fields& truth, std::vector<double>& sq) 
 // args: channel (fields), width (12), depth (4), phases (true: CorrectionOptions::periods of the
 // element and the compressor's block), capacity (240 examples), batch (6), lr (1e-3),
 // round_examples (12: examples per training round), pace (0.9: the fraction of the time between
-// two output steps it trains for), final_seconds (0: training after the last step), weights
+// two output steps it trains for), final_seconds (0: training after the last step),
+// validation_steps (2: the newest pairs wait this many output steps before they train, and those
+// left at the end fit each field's gain, Correction::fit_gains), weights
 // (climate_correction.ckpt), report ("" = none: a JSON file of the figures).
 void climate_train_correction(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
@@ -181,6 +183,10 @@ void climate_train_correction(flow::ModuleContext& ctx) {
                              .lr = ctx.arg<double>("lr", 1e-3),
                              .seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1))});
   const int64_t round_examples = ctx.arg<int64_t>("round_examples", 12);
+  const int validation_steps = ctx.arg<int>("validation_steps", 2);
+  EXADNN_CHECK(validation_steps >= 0, "climate_train_correction", ctx.describe(),
+               ": validation_steps is ", validation_steps, " (0 or more)");
+  std::deque<std::pair<Fields, Fields>> held;  // (decompressed, original), newest last
   const double pace = ctx.arg<double>("pace", 0.9);
   double idle = 0, training = 0;
   std::vector<double> alone_sq(3, 0.0), corrected_sq(3, 0.0);
@@ -209,7 +215,12 @@ void climate_train_correction(flow::ModuleContext& ctx) {
       add_squares(correction.apply(decompressed), original, corrected_sq);
       scored_values += static_cast<double>(original[0].data.size());
     }
-    trainer.add(decompressed, original);
+    held.emplace_back(std::move(decompressed), std::move(original));
+    if (static_cast<int>(held.size()) > validation_steps) {  // the oldest held pair trains now
+      trainer.add(held.front().first, held.front().second);
+      held.pop_front();
+    }
+    if (trainer.buffer().size() == 0) continue;  // nothing to train on yet
     // Train for `pace` of the simulation's time per output step (at least one round), or
     // final_seconds after the last step.
     const double budget = k == steps ? ctx.arg<double>("final_seconds", 0.0) : pace * interval;
@@ -219,6 +230,17 @@ void climate_train_correction(flow::ModuleContext& ctx) {
       training += last_round;
     } while (since(arrived) + last_round < budget);
   }
+  EXADNN_CHECK(trainer.rounds() > 0, "climate_train_correction", ctx.describe(), ": ", steps + 1,
+               " output steps and validation_steps ", validation_steps,
+               " left nothing to train on");
+  // The gains, on the newest pairs, which the network never trained on.
+  std::vector<Fields> held_decompressed, held_original;
+  for (auto& [d, o] : held) {
+    held_decompressed.push_back(std::move(d));
+    held_original.push_back(std::move(o));
+  }
+  const std::vector<float> gains =
+      held.empty() ? correction.gains() : correction.fit_gains(held_decompressed, held_original);
   const double run = since(start);
   const double examples_per_s = static_cast<double>(trainer.examples_trained()) / training;
   const double output_rate = 6.0 * (steps + 1) / run;  // examples the simulation made per second
@@ -234,7 +256,13 @@ void climate_train_correction(flow::ModuleContext& ctx) {
                         {"examples_per_second", examples_per_s},
                         {"output_examples_per_second", output_rate},
                         {"idle_seconds", idle},
-                        {"network_bytes", correction.bytes()}};
+                        {"network_bytes", correction.bytes()},
+                        {"gains", gains},
+                        {"validation_steps", static_cast<int>(held_original.size())}};
+  std::printf(
+      "trainer: gains h %.3f, u %.3f, v %.3f (fitted on the last %zu output steps, not "
+      "trained on)\n",
+      gains[0], gains[1], gains[2], held_original.size());
   for (int c = 0; c < 3 && scored_values > 0; ++c) {
     const double alone = std::sqrt(alone_sq[c] / scored_values);
     const double corrected = std::sqrt(corrected_sq[c] / scored_values);

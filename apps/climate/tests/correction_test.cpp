@@ -158,8 +158,58 @@ TEST(Correction, TrainerLearnsAResidualItCanSeeAndTheStateRestoresIt) {
   restored.load(correction.state());
   const Fields again = restored.apply(input);
   for (int c = 0; c < 3; ++c) EXPECT_EQ(again[c].data, corrected[c].data);
-  // Parameters: 3·8·9 + 8, 8·8·9 + 8, 8·3·9 + 3; the normalisation 3 × 3; f32.
-  EXPECT_EQ(correction.bytes(), (224 + 584 + 219 + 9) * 4);
+  // Parameters: 3·8·9 + 8, 8·8·9 + 8, 8·3·9 + 3; the normalisation 3 × 3 and 3 gains; f32.
+  EXPECT_EQ(correction.bytes(), (224 + 584 + 219 + 9 + 3) * 4);
+  // A correction that generalises keeps most of its weight when fitted on unseen pairs.
+  std::vector<Fields> held_in, held_out;
+  for (int k = 0; k < 2; ++k) {
+    held_out.push_back(centred_fields(mesh, 500 + k));
+    held_in.push_back(shrunk(mesh, held_out.back()));
+  }
+  for (const float g : correction.fit_gains(held_in, held_out)) EXPECT_GT(g, 0.5f);
+}
+
+// An untrained network's arbitrary correction, fitted on held-out pairs: every gain in [0, 1], and
+// on those pairs the corrected error is never above the compressor's (α = 0 is among the choices
+// the least squares weigh); the gains travel with the stored state, and a state stored before they
+// existed loads with gains 1.
+TEST(Correction, GainsFittedOnHeldOutPairsNeverLetTheCorrectionHurt) {
+  const CubedSphere mesh(2, 3);
+  Correction correction(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 9});
+  std::vector<Fields> decompressed, original;
+  for (int k = 0; k < 3; ++k) {
+    original.push_back(centred_fields(mesh, 300 + k));
+    decompressed.push_back(shrunk(mesh, original.back()));
+    correction.observe(decompressed.back(), original.back());
+  }
+  for (const float g : correction.gains()) EXPECT_EQ(g, 1.0f);
+  const auto error = [&](int c) {
+    double alone = 0, corrected = 0;
+    for (size_t k = 0; k < original.size(); ++k) {
+      alone += std::pow(rms_difference(decompressed[k][c], original[k][c]), 2);
+      corrected +=
+          std::pow(rms_difference(correction.apply(decompressed[k])[c], original[k][c]), 2);
+    }
+    return std::pair{alone, corrected};
+  };
+  bool hurt_before = false;
+  for (int c = 0; c < 3; ++c) hurt_before |= error(c).second > error(c).first;
+  EXPECT_TRUE(hurt_before) << "the untrained correction helped every field: the check is empty";
+  const std::vector<float> gains = correction.fit_gains(decompressed, original);
+  for (int c = 0; c < 3; ++c) {
+    EXPECT_GE(gains[c], 0.0f);
+    EXPECT_LE(gains[c], 1.0f);
+    const auto [alone, corrected] = error(c);
+    EXPECT_LE(corrected, alone * (1 + 1e-12)) << "field " << c << ", gain " << gains[c];
+  }
+  Correction restored(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 1});
+  restored.load(correction.state());
+  EXPECT_EQ(restored.gains(), gains);
+  exadnn::StateDict old;
+  for (const auto& [name, t] : correction.state())
+    if (name != "gain") old.insert(name, t);
+  restored.load(old);
+  for (const float g : restored.gains()) EXPECT_EQ(g, 1.0f);
 }
 
 TEST(Correction, PhaseChannelsFollowTheFaceIndexingIntoTheHalo) {

@@ -41,6 +41,8 @@ struct Options {
   double days = 6, train_days = 3, every_hours = 3, cfl = 0.5;
   std::vector<double> ratios{4, 16, 64};
   int width = 16, depth = 4, epochs = 60;
+  // The last training steps held out of training to fit each field's gain on (0: gains 1).
+  int validation_steps = 2;
   bool phases = true;  // tell the network the element's and the compressor block's phase
   // "truncation" (plain 8 x 8 DCT truncation, the reference), "dct", "zfp" (picked).
   std::vector<std::string> compressors{"truncation", "dct", "zfp"};
@@ -142,12 +144,28 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
   CorrectionOptions options{.fields = 3, .width = o.width, .depth = o.depth, .seed = 1};
   if (o.phases) options.periods = structure_periods(mesh.degree(), *comp[0]);
   Correction correction(mesh, options);
-  CorrectionTrainer trainer(correction,
-                            {.capacity = 6 * train_count, .batch = 6, .lr = o.lr, .seed = 2});
-  for (int k = 0; k < train_count; ++k) trainer.add(decompressed[k], steps[k].fields);
+  // Steps [0, fit) train; [fit, train_count) are held out to fit the gains on.
+  const int fit = train_count - o.validation_steps;
+  EXADNN_CHECK(fit >= 1, "correction_eval", "--validation-steps ", o.validation_steps,
+               " leaves no training step of the ", train_count, " before --train-days");
+  CorrectionTrainer trainer(correction, {.capacity = 6 * fit, .batch = 6, .lr = o.lr, .seed = 2});
+  for (int k = 0; k < fit; ++k) trainer.add(decompressed[k], steps[k].fields);
   const auto start = std::chrono::steady_clock::now();
   double loss = 0;
   for (int e = 0; e < o.epochs; ++e) loss = trainer.train(trainer.buffer().size()).loss;
+  std::string gains = "gains 1 (none fitted)";
+  if (fit < train_count) {
+    std::vector<Fields> held_decompressed, held_original;
+    for (int k = fit; k < train_count; ++k) {
+      held_decompressed.push_back(decompressed[k]);
+      held_original.push_back(steps[k].fields);
+    }
+    const std::vector<float> g = correction.fit_gains(held_decompressed, held_original);
+    char text[96];
+    std::snprintf(text, sizeof text, "gains h %.3f, u %.3f, v %.3f (fitted on %d held-out steps)",
+                  g[0], g[1], g[2], train_count - fit);
+    gains = text;
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ErrorSum alone, corrected;
@@ -157,8 +175,8 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
   }
   std::string params;
   for (int c = 0; c < 3; ++c) params += (c ? "; " : "") + comp[c]->describe();
-  std::printf("  %s %g:1 (%s): training %.0f s, final loss %.3g\n", name.c_str(), ratio,
-              params.c_str(), seconds, loss);
+  std::printf("  %s %g:1 (%s): training %.0f s, final loss %.3g, %s\n", name.c_str(), ratio,
+              params.c_str(), seconds, loss, gains.c_str());
   points.push_back({name, ratio, bytes / values, {alone.rmse(0), alone.rmse(1), alone.rmse(2)}});
   points.push_back({name + " + correction",
                     ratio,
@@ -249,6 +267,9 @@ int main(int argc, char** argv) {
   app.add_option("--epochs", o.epochs, "epochs over the training pairs");
   app.add_option("--lr", o.lr, "Adam's learning rate");
   app.add_option("--phases", o.phases, "phase channels of the element and the block (1 or 0)");
+  app.add_option("--validation-steps", o.validation_steps,
+                 "the last training steps held out to fit each field's gain on (0: none, gains 1)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--compressors", o.compressors,
                  "truncation (plain 8x8 DCT, f64 coefficients), dct, zfp (picked per ratio)")
       ->check(CLI::IsMember({"truncation", "dct", "zfp"}));
@@ -281,10 +302,10 @@ int main(int argc, char** argv) {
           compressor_points(mesh, steps, train_count, "dct 8x8 truncation",
                             truncation_compressors(n, ratio), ratio, o, points);
         else
-          compressor_points(mesh, steps, train_count, name,
-                            picked_compressors(steps[train_count - 1],
-                                               compressor_kind_from_name(name), ratio),
-                            ratio, o, points);
+          compressor_points(
+              mesh, steps, train_count, name,
+              picked_compressors(steps[train_count - 1], compressor_kind_from_name(name), ratio),
+              ratio, o, points);
     std::printf(
         "\n| method | ratio | bytes/value | RMSE h [m] | RMSE u [m/s] | RMSE v [m/s] |\n"
         "| --- | --- | --- | --- | --- | --- |\n");

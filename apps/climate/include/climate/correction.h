@@ -84,10 +84,23 @@ class Correction {
   int64_t input_floats() const;
   int64_t target_floats() const;
 
-  /// The corrected fields: decompressed + the network's residual, made mass-neutral.
+  /// The corrected fields: decompressed + each field's gain × the network's residual, made
+  /// mass-neutral.
   Fields apply(const Fields& decompressed) const;
+  /// The network's residual for each field, made mass-neutral, before the gains.
+  Fields corrections(const Fields& decompressed) const;
 
-  /// Weights and normalisation (what the workflow stores beside the compressed stream).
+  /// Fits each field's gain on held-out pairs (steps never trained on): the α in [0, 1] that
+  /// minimises Σ |original − decompressed − α · correction|² over them (least squares, clamped),
+  /// so that the stored correction is scaled down, or off (0), where it does not generalise: on
+  /// those pairs the corrected error is never above the compressor's. Stored with the weights
+  /// (buffer "gain"); 1 until fitted. Returns the gains.
+  std::vector<float> fit_gains(const std::vector<Fields>& decompressed,
+                               const std::vector<Fields>& original);
+  std::vector<float> gains() const;
+
+  /// Weights, normalisation and gains (what the workflow stores beside the compressed stream); a
+  /// state stored before the gains existed loads with gains 1.
   exadnn::StateDict state() const;
   void load(const exadnn::StateDict& state);
   /// Bytes the stored network takes: its parameters and buffers as f32.
