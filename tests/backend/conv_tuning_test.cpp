@@ -2,6 +2,7 @@
 // measured once and written to the wisdom file; an entry there is followed without measuring.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -150,4 +151,49 @@ TEST(OnednnConvLayouts, StridedOneByOneBackwardWeightsIsExactInEveryLayout) {
       }
     }
   set_num_threads(threads);
+}
+
+// The Winograd route (oneDNN's F(4x4, 3x3) kernels) against exadnn's loops on a ResNet-like
+// 3x3 layer of 64 channels: all three passes within 1e-4 of the output's scale (Winograd's
+// transforms round differently; measured ~1e-6), and a problem it does not take (a stride, or
+// fewer than 64 channels) refused with an Error, which leaves the route out of the measurement.
+TEST(OnednnConvLayouts, WinogradRouteMatchesTheLoopsAndRefusesWhatItDoesNotTake) {
+  Conv2dGeometry g;
+  g.n = 2, g.c = 64, g.h = g.w = 12, g.o = 64, g.kh = g.kw = 3, g.oh = g.ow = 12;
+  g.pad_h = g.pad_w = 1;
+  Generator gen(4);
+  const Tensor x = randn({2, 64, 12, 12}, {}, &gen), w = randn({64, 64, 3, 3}, {}, &gen);
+  const Tensor grad_out = randn({2, 64, 12, 12}, {}, &gen);
+  const auto close = [](const Tensor& got, const Tensor& want, const char* what) {
+    const std::vector<double> a = exadnn::testing::values(got), b = exadnn::testing::values(want);
+    double scale = 0, diff = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      scale = std::max(scale, std::abs(b[i]));
+      diff = std::max(diff, std::abs(a[i] - b[i]));
+    }
+    EXPECT_LT(diff, 1e-4 * scale) << what << ": max difference " << diff << " of " << scale;
+  };
+  const auto winograd = cpu::onednn::ConvLayout::winograd;
+  Tensor out = zeros({2, 64, 12, 12}), want = zeros({2, 64, 12, 12});
+  cpu::onednn::conv2d_forward(g, out, x, w, Tensor(), winograd);
+  cpu::native::conv2d_forward<float>(g, want, x, w, Tensor());
+  close(out, want, "forward");
+  Tensor gx = zeros({2, 64, 12, 12}), want_gx = zeros({2, 64, 12, 12});
+  cpu::onednn::conv2d_backward_data(g, gx, grad_out, w, winograd);
+  cpu::native::conv2d_backward_data<float>(g, want_gx, grad_out, w);
+  close(gx, want_gx, "backward data");
+  Tensor gw = zeros({64, 64, 3, 3}), want_gw = zeros({64, 64, 3, 3});
+  cpu::onednn::conv2d_backward_weights(g, gw, Tensor(), grad_out, x, winograd);
+  cpu::native::conv2d_backward_weights<float>(g, want_gw, Tensor(), grad_out, x);
+  close(gw, want_gw, "backward weights");
+
+  Conv2dGeometry narrow = g;
+  narrow.c = narrow.o = 16;
+  const Tensor x16 = randn({2, 16, 12, 12}, {}, &gen), w16 = randn({16, 16, 3, 3}, {}, &gen);
+  Tensor out16 = zeros({2, 16, 12, 12});
+  EXPECT_THROW(cpu::onednn::conv2d_forward(narrow, out16, x16, w16, Tensor(), winograd), Error);
+  Conv2dGeometry strided = g;
+  strided.stride_h = strided.stride_w = 2, strided.oh = strided.ow = 6;
+  Tensor out6 = zeros({2, 64, 6, 6});
+  EXPECT_THROW(cpu::onednn::conv2d_forward(strided, out6, x, w, Tensor(), winograd), Error);
 }

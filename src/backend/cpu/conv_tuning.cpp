@@ -164,8 +164,8 @@ Known& known() {
 
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass) {
   std::ostringstream s;
-  // "routes2": measured among the five routes (the dense one added); older lines are ignored.
-  s << "conv2d/f32/routes2/" << machine_tag() << "/threads" << get_num_threads() << '/'
+  // "routes3": measured among the six routes (Winograd added); older lines are ignored.
+  s << "conv2d/f32/routes3/" << machine_tag() << "/threads" << get_num_threads() << '/'
     << pass_name(pass) << "/n" << g.n << "c" << g.c << "h" << g.h << "w" << g.w << "o" << g.o << "k"
     << g.kh << 'x' << g.kw << "s" << g.stride_h << 'x' << g.stride_w << "p" << g.pad_h << 'x'
     << g.pad_w << "d" << g.dilation_h << 'x' << g.dilation_w << "g" << g.groups
@@ -185,6 +185,8 @@ const char* conv_route_name(ConvRoute route) {
       return "im2col";
     case ConvRoute::dense:
       return "dense";
+    case ConvRoute::onednn_winograd:
+      return "onednn-winograd";
   }
   return "?";
 }

@@ -25,10 +25,13 @@ enum class ConvRoute : uint8_t {
   onednn_nhwc,     ///< oneDNN on channels-last copies (brgconv kernels)
   im2col,          ///< exadnn's im2col + GEMM
   dense,           ///< one GEMM against the dense matrix, for images with fewer pixels than taps
+  /// oneDNN's Winograd F(4x4, 3x3) kernels on its blocked layout: 3x3, stride 1, 64 or more
+  /// channels in and out (elsewhere an Error, so the measurement leaves it out)
+  onednn_winograd,
 };
 inline constexpr ConvRoute kConvRoutes[] = {ConvRoute::onednn_plain, ConvRoute::onednn_blocked,
-                                            ConvRoute::onednn_nhwc, ConvRoute::im2col,
-                                            ConvRoute::dense};
+                                            ConvRoute::onednn_nhwc,  ConvRoute::im2col,
+                                            ConvRoute::dense,        ConvRoute::onednn_winograd};
 const char* conv_route_name(ConvRoute route);
 
 enum class ConvPass : uint8_t { forward, backward_data, backward_weights };

@@ -12,7 +12,9 @@ namespace exadnn::cpu {
 namespace onednn {
 /// The layout a convolution's activations are handed to oneDNN in: `automatic` is the fixed
 /// rule of onednn_conv.cpp (or EXADNN_ONEDNN_LAYOUT); the others force one (measured routes).
-enum class ConvLayout : uint8_t { automatic, plain, blocked, nhwc };
+/// `winograd` is the blocked layout with oneDNN's Winograd algorithm instead of the direct one
+/// (an Error for a problem it does not take: see winograd_takes).
+enum class ConvLayout : uint8_t { automatic, plain, blocked, nhwc, winograd };
 /// True when EXADNN_ONEDNN_LAYOUT forces one layout for every convolution (for measuring).
 bool layout_forced();
 /// Convolutions of f32 or bf16 tensors (every tensor argument of one dtype).

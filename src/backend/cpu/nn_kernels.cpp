@@ -38,6 +38,8 @@ onednn::ConvLayout layout_of(ConvRoute route) {
       return onednn::ConvLayout::plain;
     case ConvRoute::onednn_nhwc:
       return onednn::ConvLayout::nhwc;
+    case ConvRoute::onednn_winograd:
+      return onednn::ConvLayout::winograd;
     default:
       return onednn::ConvLayout::blocked;
   }

@@ -22,10 +22,30 @@ enum class Pass : uint8_t { forward, backward_data, backward_weights };
 
 // How activations (x, out and their gradients) are handed to the primitives.
 enum class ActLayout : uint8_t {
-  plain,    // nchw as stored: no reorders
-  blocked,  // any: oneDNN's choice (nChw16c on AVX-512), reordered in and out
-  nhwc,     // channels last, reordered in and out
+  plain,     // nchw as stored: no reorders
+  blocked,   // any: oneDNN's choice (nChw16c on AVX-512), reordered in and out
+  nhwc,      // channels last, reordered in and out
+  winograd,  // oneDNN's choice of layout, with the Winograd algorithm
 };
+
+// The problems the Winograd route takes: oneDNN's F(4x4, 3x3) kernels need a 3x3 stride-1
+// undilated dense convolution; below 64 channels in or out its transforms cost more than they
+// save, and the tests' small convolutions stay on the direct kernels (Winograd rounds
+// differently: its transforms add ~1e-6 relative error in f32). EXADNN_CONV_WINOGRAD=0 turns
+// the route off.
+bool winograd_takes(const Conv2dGeometry& g) {
+  static const bool enabled = [] {
+    const char* env = std::getenv("EXADNN_CONV_WINOGRAD");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return enabled && g.kh == 3 && g.kw == 3 && g.stride_h == 1 && g.stride_w == 1 &&
+         g.dilation_h == 1 && g.dilation_w == 1 && g.groups == 1 && g.c >= 64 && g.o >= 64;
+}
+
+dnnl::algorithm algorithm_of(ActLayout l) {
+  return l == ActLayout::winograd ? dnnl::algorithm::convolution_winograd
+                                  : dnnl::algorithm::convolution_direct;
+}
 
 // EXADNN_ONEDNN_LAYOUT=plain|blocked|nhwc forces one layout for every pass (for measuring);
 // unset or "auto" means the choice below. Read once.
@@ -66,6 +86,10 @@ ActLayout resolve(ConvLayout requested, const Conv2dGeometry& g, Pass pass) {
       return ActLayout::blocked;
     case ConvLayout::nhwc:  // blocked where oneDNN's channels-last kernel overruns its buffer
       return nhwc_backward_weights_overruns(g, pass) ? ActLayout::blocked : ActLayout::nhwc;
+    case ConvLayout::winograd:
+      EXADNN_CHECK(winograd_takes(g), "conv2d",
+                   "the Winograd route takes 3x3 stride-1 convolutions of 64 or more channels");
+      return ActLayout::winograd;
     default:
       break;
   }
@@ -120,13 +144,13 @@ struct KeyHash {
   }
 };
 
-dnnl::convolution_forward::primitive_desc forward_pd(const Dims& d, bool bias, tag act) {
+dnnl::convolution_forward::primitive_desc forward_pd(const Dims& d, bool bias, ActLayout l) {
+  const tag act = act_tag(l);
   const auto src = d.md(d.src, act), dst = d.md(d.dst, act);
   const auto w = d.md(d.weights, tag::any);
   const auto b = bias ? d.md(d.bias, tag::x) : memory::desc();
-  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training,
-                                       dnnl::algorithm::convolution_direct, src, w, b, dst,
-                                       d.strides, d.dilates, d.padding, d.padding);
+  dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_training, algorithm_of(l), src, w,
+                                       b, dst, d.strides, d.dilates, d.padding, d.padding);
   return dnnl::convolution_forward::primitive_desc(desc, attributes(), engine());
 }
 
@@ -160,7 +184,7 @@ std::shared_ptr<const Forward> entry<Forward>(const Conv2dGeometry& g, memory::d
   static PrimitiveCache<Key, Forward, KeyHash> cache;
   return cache.get(Key{g, dt, bias, pass, l}, [&] {
     const Dims d(g, dt);
-    const auto pd = forward_pd(d, bias, act_tag(l));
+    const auto pd = forward_pd(d, bias, l);
     return Forward{dnnl::convolution_forward(pd),
                    pd.scratchpad_desc(),
                    Layout(d.md(d.src, tag::nchw), pd.src_desc(), true, false),
@@ -178,10 +202,10 @@ std::shared_ptr<const BackwardData> entry<BackwardData>(const Conv2dGeometry& g,
   return cache.get(Key{g, dt, false, pass, l}, [&] {
     const Dims d(g, dt);
     const tag act = act_tag(l);
-    const auto hint = forward_pd(d, false, act);
-    dnnl::convolution_backward_data::desc desc(
-        dnnl::algorithm::convolution_direct, d.md(d.src, act), d.md(d.weights, tag::any),
-        d.md(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
+    const auto hint = forward_pd(d, false, l);
+    dnnl::convolution_backward_data::desc desc(algorithm_of(l), d.md(d.src, act),
+                                               d.md(d.weights, tag::any), d.md(d.dst, act),
+                                               d.strides, d.dilates, d.padding, d.padding);
     const dnnl::convolution_backward_data::primitive_desc pd(desc, attributes(), engine(), hint);
     return BackwardData{dnnl::convolution_backward_data(pd), pd.scratchpad_desc(),
                         Layout(d.md(d.dst, tag::nchw), pd.diff_dst_desc(), true, false),
@@ -198,11 +222,11 @@ std::shared_ptr<const BackwardWeights> entry<BackwardWeights>(const Conv2dGeomet
   return cache.get(Key{g, dt, bias, pass, l}, [&] {
     const Dims d(g, dt);
     const tag act = act_tag(l);
-    const auto hint = forward_pd(d, bias, act);
+    const auto hint = forward_pd(d, bias, l);
     const auto b = bias ? d.md(d.bias, tag::x) : memory::desc();
-    dnnl::convolution_backward_weights::desc desc(
-        dnnl::algorithm::convolution_direct, d.md(d.src, act), d.md(d.weights, tag::any), b,
-        d.md(d.dst, act), d.strides, d.dilates, d.padding, d.padding);
+    dnnl::convolution_backward_weights::desc desc(algorithm_of(l), d.md(d.src, act),
+                                                  d.md(d.weights, tag::any), b, d.md(d.dst, act),
+                                                  d.strides, d.dilates, d.padding, d.padding);
     const dnnl::convolution_backward_weights::primitive_desc pd(desc, attributes(), engine(), hint);
     return BackwardWeights{
         dnnl::convolution_backward_weights(pd),
