@@ -33,6 +33,16 @@ const detail::Hdf5Api& internal::hdf5_api() {
 
 using internal::hdf5_api;
 
+void internal::check_examples(const std::string& path, const std::string& inputs_name,
+                              const Shape& x, const std::string& targets_name, const Shape& y) {
+  EXADNN_CHECK(x.size() >= 1 && y.size() >= 1, kWhere, path, ": datasets '", inputs_name, "' ", x,
+               " and '", targets_name, "' ", y, " need a leading example axis");
+  EXADNN_CHECK(x[0] == y[0], kWhere, path, ": '", targets_name, "' holds ", y[0], " targets but '",
+               inputs_name, "' holds ", x[0], " examples");
+  EXADNN_CHECK(x[0] > 0, kWhere, path, ": no examples: dataset '", inputs_name, "' ", x,
+               " is empty (an empty dataset cannot train or be scored)");
+}
+
 int64_t hdf5_default_read_limit() {
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
@@ -62,12 +72,7 @@ TensorDataset load_hdf5_dataset(const std::string& path, const std::string& inpu
                                 NonFinite non_finite, int64_t max_bytes) {
   Tensor x = read_hdf5(path, inputs_name, non_finite, max_bytes);
   Tensor y = read_hdf5(path, targets_name, non_finite, max_bytes);
-  EXADNN_CHECK(x.dim() >= 1 && y.dim() >= 1, kWhere, path, ": datasets '", inputs_name, "' ",
-               x.shape(), " and '", targets_name, "' ", y.shape(), " need a leading example axis");
-  EXADNN_CHECK(x.size(0) == y.size(0), kWhere, path, ": '", targets_name, "' holds ", y.size(0),
-               " targets but '", inputs_name, "' holds ", x.size(0), " examples");
-  EXADNN_CHECK(x.size(0) > 0, kWhere, path, ": no examples: dataset '", inputs_name, "' ",
-               x.shape(), " is empty (an empty dataset cannot train or be scored)");
+  internal::check_examples(path, inputs_name, x.shape(), targets_name, y.shape());
   y = is_floating(y.dtype()) ? y.to(DType::f32) : y.to(DType::i64);
   x = x.to(input_dtype);
   if (non_finite == NonFinite::reject) {  // e.g. f64 values beyond f32's range became infinity

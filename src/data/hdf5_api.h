@@ -40,6 +40,10 @@ namespace exadnn::data::internal {
 /// The plugin's table, loaded on the first call (in libexadnn: data/hdf5.cpp); an Error saying
 /// where it was looked for when it is missing or of another version.
 const exadnn::detail::Hdf5Api& hdf5_api();
+/// An Error naming the file and both datasets unless inputs [N, ...] and targets [N, ...] have a
+/// leading example axis of the same N ≥ 1 (load_hdf5_dataset and Hdf5Dataset).
+void check_examples(const std::string& path, const std::string& inputs_name, const Shape& inputs,
+                    const std::string& targets_name, const Shape& targets);
 }  // namespace exadnn::data::internal
 
 /// The plugin's table (defined in libexadnn_hdf5 only).

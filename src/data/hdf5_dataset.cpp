@@ -28,12 +28,7 @@ Hdf5Dataset::Hdf5Dataset(std::string path, std::string inputs_name, const std::s
   DType stored = DType::f32;
   internal::hdf5_api().describe(path_, inputs_name_, &shape, &stored);
   Tensor y = read_hdf5(path_, targets_name, non_finite_);
-  EXADNN_CHECK(shape.size() >= 1 && y.dim() >= 1, kWhere, path_, ": datasets '", inputs_name_, "' ",
-               shape, " and '", targets_name, "' ", y.shape(), " need a leading example axis");
-  EXADNN_CHECK(shape[0] == y.size(0), kWhere, path_, ": '", targets_name, "' holds ", y.size(0),
-               " targets but '", inputs_name_, "' holds ", shape[0], " examples");
-  EXADNN_CHECK(shape[0] > 0, kWhere, path_, ": no examples: dataset '", inputs_name_, "' ", shape,
-               " is empty (an empty dataset cannot train or be scored)");
+  internal::check_examples(path_, inputs_name_, shape, targets_name, y.shape());
   n_ = shape[0];
   for (int64_t d = 1; d < shape.size(); ++d) example_.push_back(shape[d]);
   targets_ = (is_floating(y.dtype()) ? y.to(DType::f32) : y.to(DType::i64)).contiguous();
