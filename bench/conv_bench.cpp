@@ -13,8 +13,9 @@
 //   pool/train          max_pool2d forward + backward
 //   batch_norm/train    batch_norm forward + backward in training mode (f32) at ResNet-18's
 //                       four stage sizes on 3x64x64 inputs, batch 128 (layer 0..3: [128, 64, 16,
-//                       16], [128, 128, 8, 8], [128, 256, 4, 4], [128, 512, 2, 2]); algo 0 is
-//                       oneDNN, 1 exadnn's channel-parallel loops (what the default runs)
+//                       16], [128, 128, 8, 8], [128, 256, 4, 4], [128, 512, 2, 2]) and the
+//                       stem's output on 3x128x128 inputs, batch 64 (layer 4: [64, 64, 64, 64]);
+//                       algo 0 is oneDNN, 1 exadnn's channel-parallel loops (the default)
 //   cnn/step            the whole CNN's forward + backward (conv-relu-pool twice, linear 1024->256,
 //                       relu, linear 256->10, log_softmax loss), no optimizer: samples/s
 // GFLOP/s counts 2·N·O·OH·OW·C/g·KH·KW per convolution pass (forward, backward data, backward
@@ -123,9 +124,11 @@ void BM_batch_norm_train(benchmark::State& state) {
   set_num_threads(static_cast<int>(state.range(2)));
   ConvAlgorithmGuard guard(algo(state.range(1)));
   state.SetLabel(conv_algorithm_name(algo(state.range(1))));
-  const int64_t c = int64_t{64} << state.range(0), hw = int64_t{16} >> state.range(0);
+  const int64_t layer = state.range(0);
+  const int64_t n = layer < 4 ? 128 : 64, c = layer < 4 ? int64_t{64} << layer : 64,
+                hw = layer < 4 ? int64_t{16} >> layer : 64;
   Generator gen(1);
-  Tensor x = randn({128, c, hw, hw}, {}, &gen).requires_grad_();
+  Tensor x = randn({n, c, hw, hw}, {}, &gen).requires_grad_();
   Tensor w = ones({c}).requires_grad_(), b = zeros({c}).requires_grad_();
   Tensor running_mean = zeros({c}), running_var = ones({c});
   const Tensor g = randn(x.shape(), {}, &gen);
@@ -189,7 +192,7 @@ void layer_args(benchmark::internal::Benchmark* b) {
 void batch_norm_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"layer", "algo", "threads"});
   for (int64_t threads : {1, 2})
-    for (int64_t layer : {0, 1, 2, 3})
+    for (int64_t layer : {0, 1, 2, 3, 4})
       for (int64_t a : {0, 1}) b->Args({layer, a, threads});
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }

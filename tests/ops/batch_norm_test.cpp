@@ -3,6 +3,8 @@
 // f64 finite-difference gradient checks, and errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "layer_ref.h"
@@ -216,6 +218,42 @@ TEST(BatchNormAlgorithms, FastestRunsExadnnsLoops) {
   for (int i = 0; i < 2; ++i) {
     EXPECT_TRUE(equal(fastest[i], loops[i])) << (i ? "grad x" : "y");
     EXPECT_FALSE(equal(fastest[i], onednn[i])) << (i ? "grad x" : "y");  // the route is visible
+  }
+}
+
+// Channels whose mean is 1e4 and spread 1e-2 (f32 holds them to ~1/20 of the spread): the
+// statistics and the normalisation must keep f64's precision of the mean. An f32 mean alone is
+// off by up to 5e-4, 5 % of the spread; f32 sums of x and x² lose the variance entirely.
+TEST(BatchNormPrecision, ChannelsFarFromZeroKeepTheirSpread) {
+  const Case c{{8, 3, 6, 6}, false};
+  Values x = optest::uniform(c.x.numel(), 11, -1.0, 1.0);
+  for (int64_t i = 0; i < c.x.numel(); ++i) {
+    const int64_t ch = (i / c.s()) % c.c();
+    x[i] = static_cast<float>(1e4 * (1 + ch) + 1e-2 * (1 + ch) * x[i]);  // as f32 holds it
+  }
+  const Values g = optest::uniform(c.x.numel(), 12, -1.0, 1.0);
+  Values mean, var;
+  layerref::channel_stats(x, c.n(), c.c(), c.s(), mean, var);
+  const Values y_ref = layerref::batch_norm_forward(x, c.n(), c.c(), c.s(), mean, var, {}, {}, 0);
+  // f64 gradient through the same normalisation (the composed ops agree with it elsewhere).
+  Tensor x64 = make(x, c.x, DType::f64).requires_grad_();
+  batch_norm(x64, Tensor(), Tensor(), Tensor(), Tensor(), true, kMomentum, 0)
+      .backward(make(g, c.x, DType::f64));
+  for (ConvAlgorithm algorithm : {ConvAlgorithm::fastest, ConvAlgorithm::im2col}) {
+    SCOPED_TRACE(conv_algorithm_name(algorithm));
+    ConvAlgorithmGuard guard(algorithm);
+    Tensor x32 = make(x, c.x, DType::f32).requires_grad_();
+    const Tensor y = batch_norm(x32, Tensor(), Tensor(), Tensor(), Tensor(), true, kMomentum, 0);
+    y.backward(make(g, c.x, DType::f32));
+    double y_err = 0, dx_err = 0, dx_max = 0;
+    for (int64_t i = 0; i < c.x.numel(); ++i) {
+      y_err = std::max(y_err, std::abs(y.data<float>()[i] - y_ref[i]));
+      dx_err =
+          std::max(dx_err, std::abs(x32.grad().data<float>()[i] - x64.grad().data<double>()[i]));
+      dx_max = std::max(dx_max, std::abs(x64.grad().data<double>()[i]));
+    }
+    EXPECT_LT(y_err, 1e-4) << "normalised values are O(1)";
+    EXPECT_LT(dx_err, 1e-4 * dx_max);
   }
 }
 
