@@ -25,11 +25,21 @@ std::string BatchNorm::name() const {
   return spatial_dims_ == 2 ? "BatchNorm2d" : "BatchNorm1d";
 }
 
-Tensor BatchNorm::forward(const Tensor& x) {
+void BatchNorm::check_input(const Tensor& x) const {
   const bool ok = spatial_dims_ == 2 ? x.dim() == 4 : (x.dim() == 2 || x.dim() == 3);
   EXADNN_CHECK(ok && x.size(1) == channels_, name(), "expects input [N, ", channels_,
                spatial_dims_ == 2 ? ", H, W]" : "] or [N, C, L]", ", got ", x.shape());
+}
+
+Tensor BatchNorm::forward(const Tensor& x) {
+  check_input(x);
   return batch_norm(x, running_mean, running_var, weight, bias, is_training(), momentum_, eps_);
+}
+
+Tensor BatchNorm::forward_relu(const Tensor& x) {
+  check_input(x);
+  return batch_norm_relu(x, running_mean, running_var, weight, bias, is_training(), momentum_,
+                         eps_);
 }
 
 std::string BatchNorm::extra_repr() const {

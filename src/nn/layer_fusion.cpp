@@ -6,6 +6,7 @@
 #include <typeinfo>
 
 #include "exadnn/nn/activation.h"
+#include "exadnn/nn/batch_norm.h"
 #include "exadnn/nn/conv.h"
 #include "exadnn/nn/linear.h"
 #include "exadnn/nn/pooling.h"
@@ -51,6 +52,13 @@ Tensor conv_max_pool(const Layers& layers, size_t index, size_t length, const Te
                            pool.stride(), pool.padding(), format);
 }
 
+// Whether a BatchNorm1d/2d, ReLU step starts at layers[index]. Not when the ReLU is followed by
+// max pooling: ReLU+MaxPool2d applies the ReLU to the pooled tensor, a quarter of the size.
+bool starts_batch_norm_relu(const Layers& layers, size_t index) {
+  return (starts<BatchNorm2d, ReLU>(layers, index) || starts<BatchNorm1d, ReLU>(layers, index)) &&
+         !starts<ReLU, MaxPool2d>(layers, index + 1);
+}
+
 }  // namespace
 
 Step fused_step(const Layers& layers, size_t index) {
@@ -59,6 +67,7 @@ Step fused_step(const Layers& layers, size_t index) {
   if (starts<Conv2d, MaxPool2d>(layers, index)) return {"Conv2d+MaxPool2d", 2};
   if (starts<Linear, ReLU>(layers, index)) return {"Linear+ReLU", 2};
   if (starts<ReLU, MaxPool2d>(layers, index)) return {"ReLU+MaxPool2d", 2};
+  if (starts_batch_norm_relu(layers, index)) return {layers[index]->name() + "+ReLU", 2};
   return {};
 }
 
@@ -70,6 +79,8 @@ Tensor run_fused_step(const Layers& layers, size_t index, const Tensor& x) {
     return static_cast<Linear&>(*layers[index]).forward_relu(x);
   if (starts<ReLU, MaxPool2d>(layers, index))  // relu(max_pool(x)) == max_pool(relu(x))
     return relu(layers[index + 1]->forward(x));
+  if (starts_batch_norm_relu(layers, index))
+    return static_cast<BatchNorm&>(*layers[index]).forward_relu(x);
   throw Error("Sequential", "no fused step starts at layer " + std::to_string(index));
 }
 

@@ -1,10 +1,12 @@
-// batch_norm over the dispatched batch-norm kernels, its running-statistics update, and its
-// gradient.
+// batch_norm and batch_norm_relu over the dispatched batch-norm kernels, the running-statistics
+// update, and the gradient.
 #include "exadnn/ops/normalization.h"
 
 #include "autocast.h"
 #include "exadnn/autograd/grad_mode.h"
+#include "exadnn/backend/dispatch.h"
 #include "exadnn/backend/nn_kernels.h"
+#include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/inplace.h"
 #include "internal.h"
 
@@ -29,12 +31,11 @@ Tensor snapshot(const Tensor& t, DType dtype) {
   return s;
 }
 
-}  // namespace
-
-Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
-                  double eps) {
-  const char* op = "batch_norm";
+// Batch norm, followed by a ReLU when `relu` (the batch_norm_relu kernels), as one node.
+Tensor batch_norm_node(const Tensor& x_in, const Tensor& running_mean, const Tensor& running_var,
+                       const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                       double eps, bool relu) {
+  const char* op = relu ? "batch_norm_relu" : "batch_norm";
   const Tensor x = autocast_to_f32(x_in);  // autocast keeps normalisation in f32
   ops::check_defined(x, op, "input");
   EXADNN_CHECK(x.dim() >= 2, op, "input must be [N, C, ...] with at least 2 dims, got shape ",
@@ -82,8 +83,8 @@ Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& 
     var = snapshot(running_var, dtype);
   }
   Tensor y = ops::empty_on(x.shape(), dtype, device);
-  lookup<BatchNormForwardKernel>(OpId::batch_norm_forward, device.kind, dtype)(g, y, xd, wd, bd,
-                                                                               mean, var);
+  const OpId forward = relu ? OpId::batch_norm_relu_forward : OpId::batch_norm_forward;
+  lookup<BatchNormForwardKernel>(forward, device.kind, dtype)(g, y, xd, wd, bd, mean, var);
   if (training && running_mean.defined()) {
     NoGradGuard no_grad;
     mul_(running_mean, 1.0 - momentum);
@@ -94,18 +95,47 @@ Tensor batch_norm(const Tensor& x_in, const Tensor& running_mean, const Tensor& 
 
   const bool need_x = x.requires_grad(), need_w = weight.defined() && weight.requires_grad();
   const bool need_b = bias.defined() && bias.requires_grad();
-  ops::record(op, {x, weight, bias}, y,
-              [g, device, dtype, need_x, need_w, need_b, xd, wd, mean, var](const Grads& grads) {
-                Grads result(3);
-                const Tensor gx = ops::empty_on(xd.shape(), dtype, device);
-                if (need_w) result[1] = ops::empty_on({g.c}, dtype, device);
-                if (need_b) result[2] = ops::empty_on({g.c}, dtype, device);
-                lookup<BatchNormBackwardKernel>(OpId::batch_norm_backward, device.kind, dtype)(
-                    g, gx, result[1], result[2], grads[0].contiguous(), xd, wd, mean, var);
-                if (need_x) result[0] = gx;
-                return result;
-              });
+  const Tensor mask = relu ? y.detach() : Tensor();  // the ReLU's output, without its node
+  ops::record(
+      op, {x, weight, bias}, y,
+      [g, device, dtype, need_x, need_w, need_b, xd, wd, mean, var, mask](const Grads& grads) {
+        Grads result(3);
+        const Tensor gx = ops::empty_on(xd.shape(), dtype, device);
+        if (need_w) result[1] = ops::empty_on({g.c}, dtype, device);
+        if (need_b) result[2] = ops::empty_on({g.c}, dtype, device);
+        const Tensor gy = grads[0].contiguous();
+        if (mask.defined())
+          lookup<BatchNormReluBackwardKernel>(OpId::batch_norm_relu_backward, device.kind, dtype)(
+              g, gx, result[1], result[2], gy, xd, mask, wd, mean, var);
+        else
+          lookup<BatchNormBackwardKernel>(OpId::batch_norm_backward, device.kind, dtype)(
+              g, gx, result[1], result[2], gy, xd, wd, mean, var);
+        if (need_x) result[0] = gx;
+        return result;
+      });
   return y;
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                  double eps) {
+  return batch_norm_node(x, running_mean, running_var, weight, bias, training, momentum, eps,
+                         false);
+}
+
+Tensor batch_norm_relu(const Tensor& x_in, const Tensor& running_mean, const Tensor& running_var,
+                       const Tensor& weight, const Tensor& bias, bool training, double momentum,
+                       double eps) {
+  ops::check_defined(x_in, "batch_norm_relu", "input");
+  const Tensor x = autocast_to_f32(x_in);
+  const KernelRegistry& kernels = KernelRegistry::instance();
+  const DeviceKind kind = x.device().kind;
+  if (kernels.find(OpId::batch_norm_relu_forward, kind, x.dtype()) == nullptr ||
+      kernels.find(OpId::batch_norm_relu_backward, kind, x.dtype()) == nullptr)
+    return relu(batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps));
+  return batch_norm_node(x, running_mean, running_var, weight, bias, training, momentum, eps, true);
 }
 
 }  // namespace exadnn

@@ -152,6 +152,54 @@ TEST(LayerFusion, SequentialReluMaxPoolIsExact) {
   }
 }
 
+// BatchNorm2d, ReLU as batch_norm_relu: the values, the running statistics and the gradients of
+// the layers run one by one, bit for bit, in training and in evaluation. Before max pooling the
+// ReLU stays with the pool (ReLU+MaxPool2d), as the profiler's rows show.
+TEST(LayerFusion, SequentialBatchNormReluEqualsTheLayersOneByOne) {
+  for (bool training : {true, false}) {
+    SCOPED_TRACE(training ? "training" : "eval");
+    manual_seed(6);
+    const auto norm = std::make_shared<nn::BatchNorm2d>(4);
+    const auto twin = std::make_shared<nn::BatchNorm2d>(4);
+    {
+      const NoGradGuard no_grad;
+      for (const auto& m : {norm, twin}) {
+        copy_(m->weight, on_a_grid({4}));
+        copy_(m->bias, on_a_grid({4}));
+        copy_(m->running_var, from_vector<float>({0.5f, 1.0f, 2.0f, 4.0f}));
+      }
+    }
+    nn::Sequential net({norm, make<nn::ReLU>()});
+    net.train(training);
+    twin->train(training);
+    const Tensor x0 = randn({3, 4, 5, 6});
+    const Tensor xf = x0.detach().requires_grad_(), xp = x0.detach().requires_grad_();
+    const exadnn::testing::ProfilerOn profiling;
+    const Tensor fused = net.forward(xf);
+    const Tensor plain = relu(twin->forward(xp));
+    EXPECT_EQ(values(fused), values(plain));
+    EXPECT_EQ(values(norm->running_mean), values(twin->running_mean));
+    EXPECT_EQ(values(fused.detach()), values(plain.detach()));
+    EXPECT_EQ(grads_of(fused, {xf, norm->weight, norm->bias}),
+              grads_of(plain, {xp, twin->weight, twin->bias}));
+    bool fused_row = false;
+    for (const auto& r : profiler::rows()) fused_row = fused_row || r.label == "0 BatchNorm2d+ReLU";
+    const char* env = std::getenv("EXADNN_LAYER_FUSION");
+    EXPECT_EQ(fused_row, env == nullptr || std::string(env) != "0");
+  }
+  nn::Sequential stem({make<nn::BatchNorm2d>(2), make<nn::ReLU>(), make<nn::MaxPool2d>(2)});
+  const exadnn::testing::ProfilerOn profiling;
+  sum(stem.forward(randn({2, 2, 4, 4}))).backward();
+  bool pool_row = false, norm_relu_row = false;
+  for (const auto& r : profiler::rows()) {
+    pool_row = pool_row || r.label == "1 ReLU+MaxPool2d";
+    norm_relu_row = norm_relu_row || r.label == "0 BatchNorm2d+ReLU";
+  }
+  EXPECT_FALSE(norm_relu_row);
+  const char* env = std::getenv("EXADNN_LAYER_FUSION");
+  EXPECT_EQ(pool_row, env == nullptr || std::string(env) != "0");
+}
+
 // Only the exact classes are fused: a subclass's own forward still runs.
 TEST(LayerFusion, SubclassesAreNotFused) {
   struct NoisyReLU : nn::ReLU {

@@ -257,6 +257,63 @@ TEST(BatchNormPrecision, ChannelsFarFromZeroKeepTheirSpread) {
   }
 }
 
+// batch_norm_relu against relu(batch_norm(...)) with the same loops: in f32 the same values and
+// gradients bit for bit (the ReLU's mask applied inside batch norm's f64 sums, which are rounded
+// to f32 at the end), in f64 to round-off (the compiler orders the masked sums differently); in
+// training and evaluation, with and without affine parameters; and bf16 (no fused kernel: the
+// two ops) the same as the two ops.
+TEST(BatchNormRelu, EqualsBatchNormThenReluBitForBit) {
+  for (DType dtype : {DType::f32, DType::f64, DType::bf16})
+    for (bool training : {true, false})
+      for (const Case& c : cases()) {
+        SCOPED_TRACE(describe(c) + " " + dtype_name(dtype) + (training ? " training" : " eval"));
+        const Data d(c, 7);
+        std::vector<Values> r[2];
+        for (int fused = 0; fused < 2; ++fused) {
+          ConvAlgorithmGuard loops(ConvAlgorithm::im2col);
+          Tensor x = make(d.x, c.x, dtype).requires_grad_();
+          Tensor w = c.affine ? make(d.w, {c.c()}, dtype).requires_grad_() : Tensor();
+          Tensor b = c.affine ? make(d.b, {c.c()}, dtype).requires_grad_() : Tensor();
+          Tensor rm = make(d.running_mean, {c.c()}, dtype);
+          Tensor rv = make(d.running_var, {c.c()}, dtype);
+          const Tensor y = fused ? batch_norm_relu(x, rm, rv, w, b, training, kMomentum, kEps)
+                                 : relu(batch_norm(x, rm, rv, w, b, training, kMomentum, kEps));
+          y.backward(make(layerref::quantized(c.x.numel(), 6), c.x, dtype));
+          r[fused] = {exadnn::testing::values(y), exadnn::testing::values(rm),
+                      exadnn::testing::values(rv), exadnn::testing::values(x.grad())};
+          if (c.affine)
+            r[fused].push_back(exadnn::testing::values(w.grad())),
+                r[fused].push_back(exadnn::testing::values(b.grad()));
+        }
+        for (size_t i = 0; i < r[0].size(); ++i) {
+          if (dtype != DType::f64) {
+            EXPECT_EQ(r[0][i], r[1][i]) << "result " << i;
+            continue;
+          }
+          ASSERT_EQ(r[0][i].size(), r[1][i].size());
+          for (size_t k = 0; k < r[0][i].size(); ++k)
+            EXPECT_NEAR(r[0][i][k], r[1][i][k], 1e-12 * (1 + std::abs(r[0][i][k])))
+                << "result " << i << " element " << k;
+        }
+      }
+}
+
+TEST(BatchNormRelu, GradientsMatchFiniteDifferences) {
+  for (bool training : {true, false}) {
+    SCOPED_TRACE(training ? "training" : "eval");
+    const Case c{{4, 3, 5, 5}, true};
+    const Data d(c, 9);
+    const Tensor rm = make(d.running_mean, {c.c()}, DType::f64);
+    const Tensor rv = make(d.running_var, {c.c()}, DType::f64);
+    EXPECT_TRUE(gradcheck(
+        [training, rm, rv](const std::vector<Tensor>& v) {
+          return batch_norm_relu(v[0], rm.clone(), rv.clone(), v[1], v[2], training, kMomentum,
+                                 kEps);
+        },
+        {optest::leaf(d.x, c.x), optest::leaf(d.w, {c.c()}), optest::leaf(d.b, {c.c()})}));
+  }
+}
+
 TEST(BatchNormGradcheck, TrainingAndEvalEveryInput) {
   for (bool training : {true, false})
     for (const Case& c : cases()) {

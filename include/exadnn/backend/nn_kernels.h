@@ -131,6 +131,14 @@ using BatchNormBackwardKernel = void(const BatchNormGeometry& g, const Tensor& g
                                      const Tensor& grad_scale, const Tensor& grad_shift,
                                      const Tensor& grad_y, const Tensor& x, const Tensor& scale,
                                      const Tensor& mean, const Tensor& var);
+/// batch_norm_relu_forward has BatchNormForwardKernel's signature and writes max(0, y). Its
+/// backward also takes that output y (the ReLU's mask: grad_y counts where y > 0). Optional for a
+/// backend: without them, batch_norm_relu runs batch norm and a ReLU.
+using BatchNormReluBackwardKernel = void(const BatchNormGeometry& g, const Tensor& grad_x,
+                                         const Tensor& grad_scale, const Tensor& grad_shift,
+                                         const Tensor& grad_y, const Tensor& x, const Tensor& y,
+                                         const Tensor& scale, const Tensor& mean,
+                                         const Tensor& var);
 
 // ---- softmax --------------------------------------------------------------------------------
 

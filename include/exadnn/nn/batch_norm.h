@@ -13,6 +13,8 @@ class BatchNorm : public Module {
   BatchNorm(int64_t channels, int64_t spatial_dims, double eps = 1e-5, double momentum = 0.1,
             bool affine = true);
   Tensor forward(const Tensor& x) override;
+  /// relu(forward(x)) as one node (batch_norm_relu); Sequential's fusion of BatchNorm, ReLU.
+  Tensor forward_relu(const Tensor& x);
   std::string name() const override;
   std::string extra_repr() const override;
 
@@ -20,6 +22,8 @@ class BatchNorm : public Module {
   Tensor running_mean, running_var;  ///< [C]: zeros, ones (buffers)
 
  private:
+  void check_input(const Tensor& x) const;
+
   int64_t channels_, spatial_dims_;
   double eps_, momentum_;
 };

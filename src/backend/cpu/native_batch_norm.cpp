@@ -67,26 +67,37 @@ struct SplitMean {
   explicit SplitMean(double m) : hi(static_cast<T>(m)), lo(static_cast<T>(m - hi)) {}
 };
 
-// y = (x - mean) a + b over a channel, in T.
-template <class T>
+// y = (x - mean) a + b over a channel, in T; max(0, ·) of it when kRelu.
+template <bool kRelu, class T>
 EXADNN_CHANNEL_CLONES void normalise(const T* x, T* y, Planes c, SplitMean<T> mean, T a, T b) {
 #pragma omp simd collapse(2)
   for (int64_t n = 0; n < c.n; ++n)
-    for (int64_t i = 0; i < c.plane; ++i)
-      y[n * c.stride + i] = (x[n * c.stride + i] - mean.hi - mean.lo) * a + b;
+    for (int64_t i = 0; i < c.plane; ++i) {
+      const T v = (x[n * c.stride + i] - mean.hi - mean.lo) * a + b;
+      y[n * c.stride + i] = kRelu ? (v > T(0) ? v : T(0)) : v;
+    }
 }
 
-// Σ g, Σ g (x - mean) and Σ (x - mean) over a channel, in f64. The last recovers the batch mean
-// to f64 precision from the one the forward stored in T (the same x, the same pass).
+// The gradient reaching batch norm at element k: g, or (a ReLU followed) g where y > 0, else 0.
 template <class T>
-EXADNN_CHANNEL_CLONES void gradient_sums(const T* x, const T* gy, Planes c, double mean,
-                                         double* sum_g, double* sum_gx, double* sum_x) {
+inline T masked(const T* gy, const T* relu_y, int64_t k) {
+  return relu_y == nullptr || relu_y[k] > T(0) ? gy[k] : T(0);
+}
+
+// Σ g, Σ g (x - mean) and Σ (x - mean) over a channel, in f64, g masked by relu_y if given. The
+// last recovers the batch mean to f64 precision from the one the forward stored in T (the same
+// x, the same pass).
+template <class T>
+EXADNN_CHANNEL_CLONES void gradient_sums(const T* x, const T* gy, const T* relu_y, Planes c,
+                                         double mean, double* sum_g, double* sum_gx,
+                                         double* sum_x) {
   double s = 0.0, q = 0.0, r = 0.0;
 #pragma omp simd reduction(+ : s, q, r) collapse(2)
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t i = 0; i < c.plane; ++i) {
       const int64_t k = n * c.stride + i;
-      const double gi = static_cast<double>(gy[k]), xi = static_cast<double>(x[k]) - mean;
+      const double gi = static_cast<double>(masked(gy, relu_y, k));
+      const double xi = static_cast<double>(x[k]) - mean;
       s += gi;
       q += gi * xi;
       r += xi;
@@ -97,15 +108,15 @@ EXADNN_CHANNEL_CLONES void gradient_sums(const T* x, const T* gy, Planes c, doub
   *sum_x = r;
 }
 
-// dx = a g + b (x - mean) + c over a channel, in T.
+// dx = a g + b (x - mean) + c over a channel, in T, g masked by relu_y if given.
 template <class T>
-EXADNN_CHANNEL_CLONES void input_gradient(const T* x, const T* gy, T* gx, Planes c,
+EXADNN_CHANNEL_CLONES void input_gradient(const T* x, const T* gy, const T* relu_y, T* gx, Planes c,
                                           SplitMean<T> mean, T a, T b, T shift) {
 #pragma omp simd collapse(2)
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t i = 0; i < c.plane; ++i) {
       const int64_t k = n * c.stride + i;
-      gx[k] = a * gy[k] + b * (x[k] - mean.hi - mean.lo) + shift;
+      gx[k] = a * masked(gy, relu_y, k) + b * (x[k] - mean.hi - mean.lo) + shift;
     }
   }
 }
@@ -115,7 +126,7 @@ EXADNN_CHANNEL_CLONES void input_gradient(const T* x, const T* gy, T* gx, Planes
 template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
                         const Tensor& scale, const Tensor& shift, const Tensor& mean,
-                        const Tensor& var) {
+                        const Tensor& var, bool relu) {
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* yp = static_cast<T*>(y.data_ptr());
   const T* sc = ptr_or_null<T>(scale);
@@ -141,17 +152,20 @@ void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tenso
       v = vp[ch];
     }
     const double a = (sc ? sc[ch] : 1.0) / std::sqrt(v + g.eps);
-    normalise(xc, yp + ch * g.spatial, planes, SplitMean<T>(m), static_cast<T>(a),
-              static_cast<T>(sh ? sh[ch] : 0.0));
+    const auto run = relu ? &normalise<true, T> : &normalise<false, T>;
+    run(xc, yp + ch * g.spatial, planes, SplitMean<T>(m), static_cast<T>(a),
+        static_cast<T>(sh ? sh[ch] : 0.0));
   });
 }
 
 template <class T>
 void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const Tensor& grad_scale,
                          const Tensor& grad_shift, const Tensor& grad_y, const Tensor& x,
-                         const Tensor& scale, const Tensor& mean, const Tensor& var) {
+                         const Tensor& scale, const Tensor& mean, const Tensor& var,
+                         const Tensor& relu_output) {
   const T* xp = static_cast<const T*>(x.data_ptr());
   const T* gy = static_cast<const T*>(grad_y.data_ptr());
+  const T* ry = ptr_or_null<T>(relu_output);
   T* gx = static_cast<T*>(grad_x.data_ptr());
   const T* sc = ptr_or_null<T>(scale);
   const T* mp = static_cast<const T*>(mean.data_ptr());
@@ -164,7 +178,8 @@ void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const
     const int64_t offset = ch * g.spatial;
     const double invstd = 1.0 / std::sqrt(static_cast<double>(vp[ch]) + g.eps);
     double m = mp[ch], sum_g = 0.0, sum_gxm = 0.0, sum_xm = 0.0;  // Σ g, Σ g (x - m), Σ (x - m)
-    gradient_sums(xp + offset, gy + offset, planes, m, &sum_g, &sum_gxm, &sum_xm);
+    gradient_sums(xp + offset, gy + offset, ry ? ry + offset : nullptr, planes, m, &sum_g, &sum_gxm,
+                  &sum_xm);
     if (g.training && count > 0) {  // the batch mean in f64, not as stored in T
       const double shift = sum_xm / count;
       m += shift;
@@ -177,18 +192,19 @@ void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const
     // training: dx = a (g - Σg/count - x̂ Σ(g x̂)/count); otherwise dx = a g
     const double mean_g = g.training && count > 0 ? sum_g / count : 0.0;
     const double mean_gx = g.training && count > 0 ? sum_gx / count : 0.0;
-    input_gradient(xp + offset, gy + offset, gx + offset, planes, SplitMean<T>(m),
-                   static_cast<T>(a), static_cast<T>(-a * invstd * mean_gx),
+    input_gradient(xp + offset, gy + offset, ry ? ry + offset : nullptr, gx + offset, planes,
+                   SplitMean<T>(m), static_cast<T>(a), static_cast<T>(-a * invstd * mean_gx),
                    static_cast<T>(-a * mean_g));
   });
 }
 
 #define EXADNN_INSTANTIATE(T)                                                                      \
   template void batch_norm_forward<T>(const BatchNormGeometry&, const Tensor&, const Tensor&,      \
-                                      const Tensor&, const Tensor&, const Tensor&, const Tensor&); \
+                                      const Tensor&, const Tensor&, const Tensor&, const Tensor&,  \
+                                      bool);                                                       \
   template void batch_norm_backward<T>(const BatchNormGeometry&, const Tensor&, const Tensor&,     \
                                        const Tensor&, const Tensor&, const Tensor&, const Tensor&, \
-                                       const Tensor&, const Tensor&);
+                                       const Tensor&, const Tensor&, const Tensor&);
 EXADNN_INSTANTIATE(float)
 EXADNN_INSTANTIATE(double)
 #undef EXADNN_INSTANTIATE

@@ -71,14 +71,18 @@ void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor
 /// Max pooling 2x2, stride 2, no padding (the CNN's), which exadnn's loop does faster than
 /// oneDNN's pooling on NCHW tensors.
 bool is_max_pool_2x2(const Pool2dGeometry& g);
+/// relu: y = max(0, ·) (batch_norm_relu_forward).
 template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
                         const Tensor& scale, const Tensor& shift, const Tensor& mean,
-                        const Tensor& var);
+                        const Tensor& var, bool relu = false);
+/// relu_output defined: the forward's max(0, ·) output, grad_y counts only where it is > 0
+/// (batch_norm_relu_backward).
 template <class T>
 void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const Tensor& grad_scale,
                          const Tensor& grad_shift, const Tensor& grad_y, const Tensor& x,
-                         const Tensor& scale, const Tensor& mean, const Tensor& var);
+                         const Tensor& scale, const Tensor& mean, const Tensor& var,
+                         const Tensor& relu_output = Tensor());
 }  // namespace native
 
 /// Dense f32 convolutions of images with fewer pixels than the kernel has taps (H·W < KH·KW,

@@ -211,6 +211,22 @@ void batch_norm_backward(const BatchNormGeometry& g, const Tensor& grad_x, const
   }
 }
 
+// Batch norm and a ReLU in one pass each way: exadnn's loops (f32, f64).
+template <class T>
+void batch_norm_relu_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
+                             const Tensor& scale, const Tensor& shift, const Tensor& mean,
+                             const Tensor& var) {
+  native::batch_norm_forward<T>(g, y, x, scale, shift, mean, var, /*relu=*/true);
+}
+
+template <class T>
+void batch_norm_relu_backward(const BatchNormGeometry& g, const Tensor& grad_x,
+                              const Tensor& grad_scale, const Tensor& grad_shift,
+                              const Tensor& grad_y, const Tensor& x, const Tensor& y,
+                              const Tensor& scale, const Tensor& mean, const Tensor& var) {
+  native::batch_norm_backward<T>(g, grad_x, grad_scale, grad_shift, grad_y, x, scale, mean, var, y);
+}
+
 template <class T>
 void register_dtype(KernelRegistry& r, DType t) {
   put<Conv2dForwardKernel>(r, OpId::conv2d_forward, t, &conv2d_forward<T>);
@@ -230,6 +246,14 @@ void register_nn_kernels(KernelRegistry& r) {
   register_dtype<double>(r, DType::f64);
   register_dtype<BFloat16>(r, DType::bf16);
   register_dtype<Half>(r, DType::f16);
+  put<BatchNormForwardKernel>(r, OpId::batch_norm_relu_forward, DType::f32,
+                              &batch_norm_relu_forward<float>);
+  put<BatchNormForwardKernel>(r, OpId::batch_norm_relu_forward, DType::f64,
+                              &batch_norm_relu_forward<double>);
+  put<BatchNormReluBackwardKernel>(r, OpId::batch_norm_relu_backward, DType::f32,
+                                   &batch_norm_relu_backward<float>);
+  put<BatchNormReluBackwardKernel>(r, OpId::batch_norm_relu_backward, DType::f64,
+                                   &batch_norm_relu_backward<double>);
   put<Conv2dMaxPoolForwardKernel>(r, OpId::conv2d_max_pool_forward, DType::f32,
                                   &onednn::conv2d_max_pool_forward);
   put<Conv2dMaxPoolBackwardKernel>(r, OpId::conv2d_max_pool_backward, DType::f32,
