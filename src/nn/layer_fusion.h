@@ -18,8 +18,8 @@
 //                               the pool keeps a NaN that the relu then zeroes).
 //   BatchNorm2d, ReLU           batch_norm_relu: the ReLU applied as batch norm writes its output,
 //   BatchNorm1d, ReLU           its mask inside batch norm's backward; the same values and
-//                               gradients (CPU f32: bit for bit; f64: to round-off). Not when the
-//                               ReLU is followed by max pooling (the rule above takes that ReLU).
+//                               gradients bit for bit (CPU f32/f64). Not when the ReLU is
+//                               followed by max pooling (the rule above takes that ReLU).
 //
 // EXADNN_LAYER_FUSION=0 turns the rules off (every layer runs on its own), to measure what they
 // gain or to rule them out when a result looks wrong.

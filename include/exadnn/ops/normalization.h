@@ -18,10 +18,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 
 /// relu(batch_norm(...)) as one node: the ReLU applied as the normalised values are written and
 /// its mask applied inside batch norm's backward (one pass over the tensor less each way; what
-/// Sequential runs for a BatchNorm followed by a ReLU). On CPU in f32 the same values and
-/// gradients as relu(batch_norm(...)) bit for bit, in f64 to round-off (exadnn's batch norm loops,
-/// also when EXADNN_CONV=onednn picks oneDNN's for batch_norm); on a device or dtype without the
-/// fused kernels, the two ops.
+/// Sequential runs for a BatchNorm followed by a ReLU). On CPU in f32 and f64 the same values and
+/// gradients as relu(batch_norm(...)) with exadnn's batch norm loops, bit for bit (also when
+/// EXADNN_CONV=onednn picks oneDNN's for batch_norm); on a device or dtype without the fused
+/// kernels, the two ops.
 Tensor batch_norm_relu(const Tensor& x, const Tensor& running_mean, const Tensor& running_var,
                        const Tensor& weight, const Tensor& bias, bool training,
                        double momentum = 0.1, double eps = 1e-5);
