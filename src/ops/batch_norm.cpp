@@ -17,10 +17,11 @@ namespace {
 using Grads = std::vector<Tensor>;
 
 // Checks a per-channel tensor (weight, bias, running statistics) when defined.
-void check_channel_tensor(const Tensor& t, const Tensor& x, int64_t c, const char* what) {
+void check_channel_tensor(const Tensor& t, const Tensor& x, int64_t c, const char* what,
+                          const char* op) {
   if (!t.defined()) return;
-  ops::check_same_device(x, t, "batch_norm");
-  EXADNN_CHECK(t.shape() == Shape{c}, "batch_norm", what, " must have shape [", c,
+  ops::check_same_device(x, t, op);
+  EXADNN_CHECK(t.shape() == Shape{c}, op, what, " must have shape [", c,
                "] (the channels of input ", x.shape(), "), got ", t.shape());
 }
 
@@ -42,10 +43,10 @@ Tensor batch_norm_node(const Tensor& x_in, const Tensor& running_mean, const Ten
                x.shape());
   EXADNN_CHECK(eps >= 0.0, op, "eps must not be negative, got ", eps);
   const int64_t c = x.shape()[1];
-  check_channel_tensor(weight, x, c, "weight");
-  check_channel_tensor(bias, x, c, "bias");
-  check_channel_tensor(running_mean, x, c, "running_mean");
-  check_channel_tensor(running_var, x, c, "running_var");
+  check_channel_tensor(weight, x, c, "weight", op);
+  check_channel_tensor(bias, x, c, "bias", op);
+  check_channel_tensor(running_mean, x, c, "running_mean", op);
+  check_channel_tensor(running_var, x, c, "running_var", op);
   for (const Tensor* t : {&weight, &bias})
     EXADNN_CHECK(!t->defined() || t->dtype() == x.dtype(), op,
                  "weight and bias must have the "

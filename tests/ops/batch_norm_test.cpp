@@ -365,6 +365,12 @@ TEST(BatchNormErrors, BadShapesAndModes) {
                       "batch_norm", "[4]");
   EXPECT_EXADNN_ERROR(batch_norm(x, c3, c3, zeros({3}, DType::f64), c3, true), "batch_norm",
                       "dtype");
+  // batch_norm_relu checks the same, under its own name.
+  EXPECT_EXADNN_ERROR(batch_norm_relu(x, c3, c3, c2, c3, true), "batch_norm_relu", "weight", "[3]",
+                      "[2]");
+  EXPECT_EXADNN_ERROR(batch_norm_relu(Tensor(), c3, c3, c3, c3, true), "batch_norm_relu", "input");
+  EXPECT_EXADNN_ERROR(batch_norm_relu(zeros({1, 3}), c3, c3, c3, c3, true), "batch_norm_relu",
+                      "more than one value per channel");
 }
 
 }  // namespace
