@@ -52,6 +52,22 @@ Tensor add(const Tensor& a, const Tensor& b) {
   return out;
 }
 
+Tensor add_relu(const Tensor& a, const Tensor& b) {
+  Operands x = prepare(a, b, "add_relu", false);
+  const DeviceKind kind = x.a.device().kind;
+  if (!is_floating(x.a.dtype()) ||
+      KernelRegistry::instance().find(OpId::add_relu, kind, x.a.dtype()) == nullptr)
+    return relu(add(a, b));  // the two ops where no fused kernel is registered
+  Tensor out = compute(OpId::add_relu, x);
+  // The output is positive exactly where the sum is: it gives the mask, the sum is never stored.
+  ops::record("add_relu", {x.a, x.b}, out, [a = x.a, b = x.b, y = out.detach()](const Grads& g) {
+    Tensor dsum;
+    auto masked = [&] { return dsum.defined() ? dsum : (dsum = ops::relu_grad(g[0], y)); };
+    return Grads{grad_for(a, masked), grad_for(b, masked)};
+  });
+  return out;
+}
+
 Tensor sub(const Tensor& a, const Tensor& b) {
   Operands x = prepare(a, b, "sub", false);
   Tensor out = compute(OpId::sub, x);

@@ -62,6 +62,21 @@ Tensor flat_view(const Tensor& t) {
   return make_view(t.storage(), {t.numel()}, {1}, t.offset(), t.dtype());
 }
 
+Tensor relu_grad(const Tensor& dy_in, const Tensor& sign_source) {
+  const Tensor& s = sign_source;
+  const auto kernel = lookup<BinaryKernel>(OpId::relu_backward, s.device().kind, s.dtype());
+  const Tensor dy = dy_in.to(s.dtype());
+  if (is_channels_last(s) && !s.is_contiguous() && dy.shape() == s.shape() &&
+      dy.strides() == s.strides()) {
+    Tensor grad = empty_with_layout_of(s);  // channels-last in, out and gradient
+    kernel(flat_view(grad), flat_view(dy), flat_view(s));
+    return grad;
+  }
+  Tensor grad = empty_on(s.shape(), s.dtype(), s.device());
+  kernel(grad, broadcast_view(dy, s.shape()), s);
+  return grad;
+}
+
 Tensor in_format(const Tensor& t, MemoryFormat format) {
   const Tensor raw = t.detach();
   if (format == MemoryFormat::contiguous) return raw.contiguous();

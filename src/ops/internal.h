@@ -36,6 +36,11 @@ Tensor in_format(const Tensor& t, MemoryFormat format);
 Tensor cast_raw(const Tensor& t, DType dtype);
 /// The float dtype an integer input is computed in (f32), or t's own dtype.
 DType floating_dtype(DType t);
+/// ReLU's gradient: dy where `sign_source` > 0, else 0, in one pass (relu_backward kernel).
+/// sign_source is the ReLU's floating input, or its output (positive exactly where the input is);
+/// dy is broadcast to its shape. A channels-last sign_source with a dy of the same strides gives a
+/// channels-last gradient.
+Tensor relu_grad(const Tensor& dy, const Tensor& sign_source);
 /// Calls record() with the op's inputs (just a shorter name inside op files).
 using autograd::record;
 

@@ -110,16 +110,7 @@ Tensor relu(const Tensor& x) {
   Tensor out = compute(OpId::relu, x, false);
   ops::record("relu", {x}, out, [x](const Grads& g) {
     if (!is_floating(x.dtype())) return Grads{g[0] * mask_as(gt(x, scalar_like(0.0, x)), g[0])};
-    const auto kernel = lookup<BinaryKernel>(OpId::relu_backward, x.device().kind, x.dtype());
-    const Tensor dy = g[0].to(x.dtype());
-    if (keeps_channels_last(x) && dy.shape() == x.shape() && dy.strides() == x.strides()) {
-      Tensor grad = ops::empty_with_layout_of(x);  // channels-last in, out and gradient
-      kernel(ops::flat_view(grad), ops::flat_view(dy), ops::flat_view(x));
-      return Grads{grad};
-    }
-    Tensor grad = ops::empty_on(x.shape(), x.dtype(), x.device());  // one fused pass
-    kernel(grad, ops::broadcast_view(dy, x.shape()), x);
-    return Grads{grad};
+    return Grads{ops::relu_grad(g[0], x)};  // one fused pass
   });
   return out;
 }

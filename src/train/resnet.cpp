@@ -118,7 +118,7 @@ Tensor ResidualBlock::forward(const Tensor& x) {
   EXADNN_CHECK(x.dim() == 4 && x.size(1) == in_, name(), "takes [N, ", in_, ", H, W] inputs, got ",
                x.shape());
   const Tensor identity = shortcut_ ? shortcut_->forward(x) : x;
-  return exadnn::relu(body_->forward(x) + identity);
+  return exadnn::add_relu(body_->forward(x), identity);
 }
 
 std::string ResidualBlock::name() const {

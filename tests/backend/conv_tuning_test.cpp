@@ -2,6 +2,7 @@
 // measured once and written to the wisdom file; an entry there is followed without measuring.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -55,16 +56,28 @@ std::vector<std::string> lines_of(const std::string& path) {
   return lines;
 }
 
-// Points the wisdom file at a scratch folder and starts from no known route.
+// Preemption counters standing in for getrusage: a quiet machine (no run is ever preempted) and
+// a busy one (every run is).
+long quiet_machine() {
+  return 0;
+}
+long busy_machine() {
+  static std::atomic<long> calls{0};
+  return calls.fetch_add(1);
+}
+
+// Points the wisdom file at a scratch folder and starts from no known route, on a quiet machine.
 class ConvTuning : public ::testing::Test {
  protected:
   ConvTuning() : guard_(ConvAlgorithm::fastest) {
     ::setenv("EXADNN_CONV_WISDOM", dir_.file("wisdom").c_str(), 1);
     cpu::forget_conv_routes();
+    cpu::set_preemption_counter(&quiet_machine);
   }
   ~ConvTuning() override {
     ::unsetenv("EXADNN_CONV_WISDOM");
     cpu::forget_conv_routes();
+    cpu::set_preemption_counter(nullptr);
   }
   std::string wisdom() const { return dir_.file("wisdom"); }
 
@@ -93,6 +106,28 @@ TEST_F(ConvTuning, EachPassIsMeasuredOnceAndWrittenDown) {
     EXPECT_EQ(found, 1) << key;
   }
   conv_step();  // known now: nothing is measured or written again
+  EXPECT_EQ(lines_of(wisdom()).size(), 3u);
+}
+
+// On a busy machine every run of every route was preempted: what it measured was the load. The
+// choice serves this process (correct results, measured once) but is not written down; a later
+// process on a quiet machine measures again and writes.
+TEST_F(ConvTuning, AMeasurementOnABusyMachineIsKeptButNotWrittenDown) {
+  cpu::set_preemption_counter(&busy_machine);
+  const std::vector<Tensor> tuned = conv_step();
+  std::vector<Tensor> reference;
+  {
+    ConvAlgorithmGuard im2col(ConvAlgorithm::im2col);
+    reference = conv_step();
+  }
+  for (size_t i = 0; i < tuned.size(); ++i)
+    EXPECT_TRUE(exadnn::testing::all_close(tuned[i], reference[i])) << i;
+  EXPECT_EQ(lines_of(wisdom()).size(), 0u);
+  conv_step();  // known in the process: not measured again, still not written
+  EXPECT_EQ(lines_of(wisdom()).size(), 0u);
+  cpu::forget_conv_routes();  // as a new process would start
+  cpu::set_preemption_counter(&quiet_machine);
+  conv_step();
   EXPECT_EQ(lines_of(wisdom()).size(), 3u);
 }
 

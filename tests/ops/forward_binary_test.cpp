@@ -1,6 +1,9 @@
 // Forward checks of binary arithmetic with broadcasting, per dtype, and of dtype promotion.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <limits>
+
 #include "op_test_util.h"
 
 using namespace exadnn;
@@ -164,6 +167,51 @@ TEST(ForwardBinaryExtra, MaximumMinimumPropagateNaN) {
                b = make({0.0, nan, 1.0}, {3}, DType::f32);
   EXPECT_TRUE(matches(maximum(a, b), DType::f32, {{3}, {nan, nan, 2.0}}));
   EXPECT_TRUE(matches(minimum(a, b), DType::f32, {{3}, {nan, nan, 1.0}}));
+}
+
+// add_relu is relu(add) in one node: the same bits forward, and the same gradients for both
+// operands (the fused kernel masks on its output, the two ops on the stored sum), in f32 and f64,
+// with a broadcast operand, zeros, ties at zero and NaN; integer operands take the two ops.
+TEST(ForwardBinaryExtra, AddReluEqualsReluOfAddBitForBit) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (DType dt : {DType::f32, DType::f64}) {
+    Values av = uniform(2 * 3 * 4, 31, -2.0, 2.0);
+    av[0] = 0.0, av[1] = -0.5, av[2] = nan, av[3] = 1e-30;
+    const Values bv = {0.0, 0.5, -0.25, 1.0};  // broadcast along the last axis
+    auto leaves = [&] {
+      return std::pair{make(av, {2, 3, 4}, dt).requires_grad_(),
+                       make(bv, {4}, dt).requires_grad_()};
+    };
+    auto [a1, b1] = leaves();
+    auto [a2, b2] = leaves();
+    const Tensor fused = add_relu(a1, b1), apart = relu(add(a2, b2));
+    const Tensor g = make(uniform(2 * 3 * 4, 32, -1.0, 1.0), {2, 3, 4}, dt);
+    fused.backward(g);
+    apart.backward(g);
+    const auto same_bits = [](const Tensor& x, const Tensor& y) {
+      const std::vector<double> u = exadnn::testing::values(x), v = exadnn::testing::values(y);
+      return u.size() == v.size() &&
+             std::memcmp(u.data(), v.data(), u.size() * sizeof(double)) == 0;
+    };
+    EXPECT_EQ(fused.dtype(), dt);
+    EXPECT_TRUE(same_bits(fused, apart)) << dtype_name(dt);
+    EXPECT_TRUE(same_bits(a1.grad(), a2.grad())) << dtype_name(dt);
+    EXPECT_TRUE(same_bits(b1.grad(), b2.grad())) << dtype_name(dt);
+    EXPECT_EQ(exadnn::testing::values(fused)[2], 0.0) << "relu(NaN) is 0, as relu's own";
+  }
+  const Tensor i = make({-3, 1, 2}, {3}, DType::i32), j = make({1, 1, -5}, {3}, DType::i32);
+  EXPECT_TRUE(matches(add_relu(i, j), DType::i32, {{3}, {0, 2, 0}}));
+}
+
+TEST(ForwardBinaryExtra, AddReluNamesItselfInErrors) {
+  const Tensor a = make({1, 2, 3}, {3}, DType::f32), b = make({1, 2}, {2}, DType::f32);
+  try {
+    add_relu(a, b);
+    FAIL() << "shapes [3] and [2] do not broadcast";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("add_relu"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(add_relu(a, Tensor()), Error);
 }
 
 // ---- promotion ----------------------------------------------------------------------------------

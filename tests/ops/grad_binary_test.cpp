@@ -91,6 +91,10 @@ TEST(GradBinary, Minimum) {
   check_all_layouts([](auto& a, auto& b) { return minimum(a, b); }, grid_a, grid_b);
 }
 
+TEST(GradBinary, AddRelu) {  // grid values: no sum within 0.01 of relu's kink
+  check_all_layouts([](auto& a, auto& b) { return add_relu(a, b); }, grid_a, grid_b);
+}
+
 TEST(GradBinary, OperatorsOnTensors) {
   check_all_layouts([](auto& a, auto& b) { return a * b + a / b - (-a); }, normal, nonzero);
 }

@@ -31,6 +31,7 @@ namespace exadnn {
   X(sqrt, UnaryKernel) X(tanh, UnaryKernel) X(sigmoid, UnaryKernel)                 \
   X(relu, UnaryKernel) X(clamp, UnaryKernel) X(pow_scalar, UnaryKernel)             \
   X(relu_backward, BinaryKernel) /* grad where x > 0, else 0 */                     \
+  X(add_relu, BinaryKernel)      /* relu(a + b) */                                  \
   X(sign, UnaryKernel)                                                              \
   X(add, BinaryKernel) X(sub, BinaryKernel) X(mul, BinaryKernel) X(div, BinaryKernel) \
   X(pow, BinaryKernel) X(maximum, BinaryKernel) X(minimum, BinaryKernel)            \

@@ -7,6 +7,10 @@ namespace exadnn {
 
 // Binary ops broadcast their operands (NumPy rules) and promote dtypes (promote_types).
 Tensor add(const Tensor& a, const Tensor& b);
+/// relu(a + b) as one node (a residual block's join): one pass forward, and the gradient masked
+/// by the output, so the sum is never stored. Float dtypes; other dtypes, and devices without
+/// the fused kernel, run add then relu (the same values).
+Tensor add_relu(const Tensor& a, const Tensor& b);
 Tensor sub(const Tensor& a, const Tensor& b);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);

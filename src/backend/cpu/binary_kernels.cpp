@@ -38,6 +38,14 @@ struct Arith {
   static void minimum(const Tensor& o, const Tensor& a, const Tensor& b) {
     run(o, a, b, [](C x, C y) { return (x <= y || x != x) ? x : y; });
   }
+  // relu(a + b) (f32, f64: computed in T, so rounded as add then relu round it).
+  static void add_relu(const Tensor& o, const Tensor& a, const Tensor& b) {
+    static_assert(std::is_same_v<C, T>);
+    run(o, a, b, [](T x, T y) {
+      const T sum = x + y;
+      return sum > T(0) ? sum : T(0);
+    });
+  }
   // a: the gradient of relu's output, b: relu's input.
   static void relu_backward(const Tensor& o, const Tensor& a, const Tensor& b) {
     if constexpr (is_half_storage<T>)  // g or +0: selected on the bits
@@ -103,6 +111,8 @@ void register_for(KernelRegistry& r, DType dtype) {
   if constexpr (std::is_floating_point_v<compute_t<T>>) {  // integers divide as floats
     put<BinaryKernel>(r, OpId::div, dtype, &A::div);
     put<BinaryKernel>(r, OpId::relu_backward, dtype, &A::relu_backward);
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      put<BinaryKernel>(r, OpId::add_relu, dtype, &A::add_relu);
     put<BinaryKernel>(r, OpId::pow, dtype, &A::pow);
   }
   put<CompareKernel>(r, OpId::eq, dtype, &K::eq);

@@ -2,12 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -68,16 +70,36 @@ bool route_from_name(const std::string& name, ConvRoute& route) {
   return false;
 }
 
-// The fastest route by wall time: every route runs once first (creating its primitives; one that
-// cannot run this problem, an Error, is out), then five rounds time each remaining route in turn,
-// so a busy moment of a shared machine slows every route alike; the best time of each counts.
-// Routes over 4x the best after the first round are dropped.
-ConvRoute measure(const std::function<void(ConvRoute)>& run) {
+// Involuntary context switches of this process so far (all its threads): the kernel took a core
+// from one of them, because the machine had more runnable threads than cores.
+long involuntary_switches() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_nivcsw;
+}
+std::atomic<PreemptionCounter> preemption_counter{&involuntary_switches};
+
+struct Measurement {
+  ConvRoute route;
+  bool trusted;  // every remaining route had a run without preemption
+};
+
+// The fastest route by wall time. Every route runs once first (creating its primitives; one that
+// cannot run this problem, an Error, is out); then rounds time each remaining route in turn, so a
+// slow moment slows every route alike. A run is clean when no thread of the process was preempted
+// during it: on a busy machine a run measures the load in whole scheduler ticks, not the route
+// (every route then looks alike, and the first one wins). Each route's best clean time counts;
+// routes over 4x the best after a round are dropped. After 5 rounds, up to 5 more run while a
+// remaining route has no clean run. Without a clean run of each remaining route the best of all
+// runs decides, and the choice is not trusted (not written down: a later process measures again).
+Measurement measure(const std::function<void(ConvRoute)>& run) {
   using Clock = std::chrono::steady_clock;
   constexpr double kOut = std::numeric_limits<double>::infinity();
   constexpr size_t kCount = std::size(kConvRoutes);
-  std::array<double, kCount> best;
-  best.fill(kOut);
+  constexpr int kRounds = 5, kMaxRounds = 10;
+  std::array<double, kCount> clean, any;  // best clean time, best time of any run
+  clean.fill(kOut);
+  any.fill(kOut);
   std::array<bool, kCount> in{};
   for (size_t i = 0; i < kCount; ++i) {
     try {
@@ -86,19 +108,36 @@ ConvRoute measure(const std::function<void(ConvRoute)>& run) {
     } catch (const Error&) {
     }
   }
-  for (int round = 0; round < 5; ++round) {
+  auto each_in_has_a_clean_run = [&] {
+    for (size_t i = 0; i < kCount; ++i)
+      if (in[i] && clean[i] == kOut) return false;
+    return true;
+  };
+  auto best = [&](size_t i) { return clean[i] < kOut ? clean[i] : any[i]; };
+  const PreemptionCounter preemptions = preemption_counter.load();
+  for (int round = 0; round < kRounds || (round < kMaxRounds && !each_in_has_a_clean_run());
+       ++round) {
     for (size_t i = 0; i < kCount; ++i) {
       if (!in[i]) continue;
+      const long before = preemptions();
       const auto t0 = Clock::now();
       run(kConvRoutes[i]);
-      best[i] = std::min(best[i], std::chrono::duration<double>(Clock::now() - t0).count());
+      const double t = std::chrono::duration<double>(Clock::now() - t0).count();
+      any[i] = std::min(any[i], t);
+      if (preemptions() == before) clean[i] = std::min(clean[i], t);
     }
-    const double fastest = *std::min_element(best.begin(), best.end());
-    for (size_t i = 0; i < kCount; ++i) in[i] = in[i] && best[i] <= 4 * fastest;
+    double fastest = kOut;
+    for (size_t i = 0; i < kCount; ++i)
+      if (in[i]) fastest = std::min(fastest, best(i));
+    for (size_t i = 0; i < kCount; ++i) in[i] = in[i] && best(i) <= 4 * fastest;
   }
-  const size_t winner =
-      static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
-  return best[winner] == kOut ? ConvRoute::onednn_blocked : kConvRoutes[winner];
+  const bool trusted = each_in_has_a_clean_run();
+  const std::array<double, kCount>& times = trusted ? clean : any;
+  size_t winner = kCount;
+  for (size_t i = 0; i < kCount; ++i)
+    if (in[i] && (winner == kCount || times[i] < times[winner])) winner = i;
+  if (winner == kCount) return {ConvRoute::onednn_blocked, false};  // no route ran this problem
+  return {kConvRoutes[winner], trusted};
 }
 
 // The wisdom file, opened and locked for the lifetime of this object (invalid: fd < 0).
@@ -164,8 +203,9 @@ Known& known() {
 
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass) {
   std::ostringstream s;
-  // "routes3": measured among the six routes (Winograd added); older lines are ignored.
-  s << "conv2d/f32/routes3/" << machine_tag() << "/threads" << get_num_threads() << '/'
+  // "routes4": measured among the six routes (Winograd added), runs preempted by other
+  // processes not counted; older lines (some measured on a busy machine) are ignored.
+  s << "conv2d/f32/routes4/" << machine_tag() << "/threads" << get_num_threads() << '/'
     << pass_name(pass) << "/n" << g.n << "c" << g.c << "h" << g.h << "w" << g.w << "o" << g.o << "k"
     << g.kh << 'x' << g.kw << "s" << g.stride_h << 'x' << g.stride_w << "p" << g.pad_h << 'x'
     << g.pad_w << "d" << g.dilation_h << 'x' << g.dilation_w << "g" << g.groups
@@ -210,10 +250,14 @@ ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
   const LockedWisdom wisdom(conv_wisdom_path());
   for (const auto& [saved_key, route] : wisdom.read()) k.routes.emplace(saved_key, route);
   if (auto it = k.routes.find(key); it != k.routes.end()) return it->second;
-  const ConvRoute route = measure(run);
-  wisdom.append(key, route);
-  k.routes.emplace(key, route);
-  return route;
+  const Measurement m = measure(run);
+  if (m.trusted) wisdom.append(key, m.route);
+  k.routes.emplace(key, m.route);
+  return m.route;
+}
+
+void set_preemption_counter(PreemptionCounter counter) {
+  preemption_counter.store(counter != nullptr ? counter : &involuntary_switches);
 }
 
 void forget_conv_routes() {

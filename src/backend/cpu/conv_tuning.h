@@ -1,7 +1,9 @@
 // Which implementation runs one f32 convolution pass, chosen by measuring: on the first call of
 // a problem (geometry, bias, pass, thread count) every route runs on the call's own tensors, the
 // fastest is kept for the process and written to a wisdom file, so later processes on the same
-// machine take the same route (identical results across a resume) without measuring again.
+// machine take the same route (identical results across a resume) without measuring again. A
+// measurement that other processes disturbed (threads preempted in every run of a route) is kept
+// for the process only: a busy moment's choice is never written down for good.
 //
 // The wisdom file: $EXADNN_CONV_WISDOM, else $XDG_CACHE_HOME/exadnn/conv_wisdom, else
 // ~/.cache/exadnn/conv_wisdom; one line per problem, "<key> <route>". EXADNN_CONV_WISDOM=none
@@ -45,6 +47,11 @@ ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
 /// The wisdom file's key of a problem (the route set's version, machine, oneDNN version, threads,
 /// pass, geometry, bias).
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass);
+/// Counts the preemptions of this process so far; a measurement run during which it changed is not
+/// clean (see measure() in conv_tuning.cpp). Default: getrusage's involuntary context switches.
+using PreemptionCounter = long (*)();
+/// Replaces the counter (tests: a busy or a quiet machine on demand); nullptr restores the default.
+void set_preemption_counter(PreemptionCounter counter);
 /// Forgets the routes this process knows (tests; the wisdom file is kept).
 void forget_conv_routes();
 /// Where routes are persisted ("" when only in the process).
