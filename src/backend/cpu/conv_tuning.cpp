@@ -22,6 +22,7 @@
 
 #include "exadnn/backend/runtime.h"
 #include "exadnn/core/error.h"
+#include "nn_impl.h"
 
 namespace exadnn::cpu {
 
@@ -205,11 +206,13 @@ std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass) {
   std::ostringstream s;
   // "routes4": measured among the six routes (Winograd added), runs preempted by other
   // processes not counted; older lines (some measured on a busy machine) are ignored.
-  s << "conv2d/f32/routes4/" << machine_tag() << "/threads" << get_num_threads() << '/'
-    << pass_name(pass) << "/n" << g.n << "c" << g.c << "h" << g.h << "w" << g.w << "o" << g.o << "k"
-    << g.kh << 'x' << g.kw << "s" << g.stride_h << 'x' << g.stride_w << "p" << g.pad_h << 'x'
-    << g.pad_w << "d" << g.dilation_h << 'x' << g.dilation_w << "g" << g.groups
-    << (bias ? "b1" : "b0");
+  // With EXADNN_CONV_WINOGRAD=0 the routes measured are others: a line naming Winograd must
+  // not be followed then (it would fail), nor a choice made without it when it is back.
+  s << "conv2d/f32/routes4" << (onednn::winograd_enabled() ? "" : "-nowinograd") << '/'
+    << machine_tag() << "/threads" << get_num_threads() << '/' << pass_name(pass) << "/n" << g.n
+    << "c" << g.c << "h" << g.h << "w" << g.w << "o" << g.o << "k" << g.kh << 'x' << g.kw << "s"
+    << g.stride_h << 'x' << g.stride_w << "p" << g.pad_h << 'x' << g.pad_w << "d" << g.dilation_h
+    << 'x' << g.dilation_w << "g" << g.groups << (bias ? "b1" : "b0");
   return s.str();
 }
 

@@ -17,6 +17,8 @@ namespace onednn {
 enum class ConvLayout : uint8_t { automatic, plain, blocked, nhwc, winograd };
 /// True when EXADNN_ONEDNN_LAYOUT forces one layout for every convolution (for measuring).
 bool layout_forced();
+/// False when EXADNN_CONV_WINOGRAD=0 takes the Winograd route out (read once per process).
+bool winograd_enabled();
 /// Convolutions of f32 or bf16 tensors (every tensor argument of one dtype).
 void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
                     const Tensor& weight, const Tensor& bias,

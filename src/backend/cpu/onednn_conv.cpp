@@ -28,17 +28,25 @@ enum class ActLayout : uint8_t {
   winograd,  // oneDNN's choice of layout, with the Winograd algorithm
 };
 
+}  // namespace
+
+bool winograd_enabled() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("EXADNN_CONV_WINOGRAD");
+    return env == nullptr || std::strcmp(env, "0") != 0;
+  }();
+  return enabled;
+}
+
+namespace {
+
 // The problems the Winograd route takes: oneDNN's F(4x4, 3x3) kernels need a 3x3 stride-1
 // undilated dense convolution; below 64 channels in or out its transforms cost more than they
 // save, and the tests' small convolutions stay on the direct kernels (Winograd rounds
 // differently: its transforms add ~1e-6 relative error in f32). EXADNN_CONV_WINOGRAD=0 turns
 // the route off.
 bool winograd_takes(const Conv2dGeometry& g) {
-  static const bool enabled = [] {
-    const char* env = std::getenv("EXADNN_CONV_WINOGRAD");
-    return env == nullptr || std::strcmp(env, "0") != 0;
-  }();
-  return enabled && g.kh == 3 && g.kw == 3 && g.stride_h == 1 && g.stride_w == 1 &&
+  return winograd_enabled() && g.kh == 3 && g.kw == 3 && g.stride_h == 1 && g.stride_w == 1 &&
          g.dilation_h == 1 && g.dilation_w == 1 && g.groups == 1 && g.c >= 64 && g.o >= 64;
 }
 
