@@ -56,14 +56,14 @@ std::vector<std::string> lines_of(const std::string& path) {
   return lines;
 }
 
-// Preemption counters standing in for getrusage: a quiet machine (no run is ever preempted) and
-// a busy one (every run is).
-long quiet_machine() {
-  return 0;
+// Clocks of the other processes' CPU time standing in for /proc/stat: a quiet machine (they use
+// none) and a busy one (a core-hour between any two readings).
+double quiet_machine() {
+  return 0.0;
 }
-long busy_machine() {
+double busy_machine() {
   static std::atomic<long> calls{0};
-  return calls.fetch_add(1);
+  return 3600.0 * static_cast<double>(calls.fetch_add(1));
 }
 
 // Points the wisdom file at a scratch folder and starts from no known route, on a quiet machine.
@@ -72,12 +72,12 @@ class ConvTuning : public ::testing::Test {
   ConvTuning() : guard_(ConvAlgorithm::fastest) {
     ::setenv("EXADNN_CONV_WISDOM", dir_.file("wisdom").c_str(), 1);
     cpu::forget_conv_routes();
-    cpu::set_preemption_counter(&quiet_machine);
+    cpu::set_others_cpu_clock(&quiet_machine);
   }
   ~ConvTuning() override {
     ::unsetenv("EXADNN_CONV_WISDOM");
     cpu::forget_conv_routes();
-    cpu::set_preemption_counter(nullptr);
+    cpu::set_others_cpu_clock(nullptr);
   }
   std::string wisdom() const { return dir_.file("wisdom"); }
 
@@ -109,11 +109,11 @@ TEST_F(ConvTuning, EachPassIsMeasuredOnceAndWrittenDown) {
   EXPECT_EQ(lines_of(wisdom()).size(), 3u);
 }
 
-// On a busy machine every run of every route was preempted: what it measured was the load. The
+// On a busy machine the timings measure the load. The
 // choice serves this process (correct results, measured once) but is not written down; a later
 // process on a quiet machine measures again and writes.
 TEST_F(ConvTuning, AMeasurementOnABusyMachineIsKeptButNotWrittenDown) {
-  cpu::set_preemption_counter(&busy_machine);
+  cpu::set_others_cpu_clock(&busy_machine);
   const std::vector<Tensor> tuned = conv_step();
   std::vector<Tensor> reference;
   {
@@ -126,7 +126,7 @@ TEST_F(ConvTuning, AMeasurementOnABusyMachineIsKeptButNotWrittenDown) {
   conv_step();  // known in the process: not measured again, still not written
   EXPECT_EQ(lines_of(wisdom()).size(), 0u);
   cpu::forget_conv_routes();  // as a new process would start
-  cpu::set_preemption_counter(&quiet_machine);
+  cpu::set_others_cpu_clock(&quiet_machine);
   conv_step();
   EXPECT_EQ(lines_of(wisdom()).size(), 3u);
 }

@@ -2,7 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -71,36 +71,42 @@ bool route_from_name(const std::string& name, ConvRoute& route) {
   return false;
 }
 
-// Involuntary context switches of this process so far (all its threads): the kernel took a core
-// from one of them, because the machine had more runnable threads than cores.
-long involuntary_switches() {
-  rusage usage{};
-  ::getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_nivcsw;
+// CPU seconds the other processes of the machine have used so far: the busy time of every core
+// (/proc/stat: all but idle and iowait, in clock ticks; steal — another VM's — counts) less this
+// process's own CPU time. 0 where /proc/stat cannot be read.
+double others_cpu_seconds() {
+  std::ifstream stat("/proc/stat");
+  std::string label;
+  uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (!(stat >> label >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) ||
+      label != "cpu")
+    return 0.0;
+  const double busy = static_cast<double>(user + nice + system + irq + softirq + steal) /
+                      static_cast<double>(::sysconf(_SC_CLK_TCK));
+  timespec own{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &own);
+  return busy - (static_cast<double>(own.tv_sec) + 1e-9 * static_cast<double>(own.tv_nsec));
 }
-std::atomic<PreemptionCounter> preemption_counter{&involuntary_switches};
+std::atomic<OthersCpuClock> others_cpu_clock{&others_cpu_seconds};
 
 struct Measurement {
   ConvRoute route;
-  bool trusted;  // every remaining route had a run without preemption
+  bool trusted;  // measured while other processes left the cores alone
 };
 
-// The fastest route by wall time. Every route runs once first (creating its primitives; one that
-// cannot run this problem, an Error, is out); then rounds time each remaining route in turn, so a
-// slow moment slows every route alike. A run is clean when no thread of the process was preempted
-// during it: on a busy machine a run measures the load in whole scheduler ticks, not the route
-// (every route then looks alike, and the first one wins). Each route's best clean time counts;
-// routes over 4x the best after a round are dropped. After 5 rounds, up to 5 more run while a
-// remaining route has no clean run. Without a clean run of each remaining route the best of all
-// runs decides, and the choice is not trusted (not written down: a later process measures again).
+// The fastest route by wall time: every route runs once first (creating its primitives; one that
+// cannot run this problem, an Error, is out), then five rounds time each remaining route in turn,
+// so a busy moment of a shared machine slows every route alike; the best time of each counts.
+// Routes over 4x the best after a round are dropped. The choice is trusted unless other
+// processes used more than a quarter of a core over the timed rounds (plus 30 ms for the
+// clock-tick resolution of /proc/stat): threads that lose their core lose it for whole scheduler
+// ticks, the timings then measure the load, and every route looks alike (the first one wins).
 Measurement measure(const std::function<void(ConvRoute)>& run) {
   using Clock = std::chrono::steady_clock;
   constexpr double kOut = std::numeric_limits<double>::infinity();
   constexpr size_t kCount = std::size(kConvRoutes);
-  constexpr int kRounds = 5, kMaxRounds = 10;
-  std::array<double, kCount> clean, any;  // best clean time, best time of any run
-  clean.fill(kOut);
-  any.fill(kOut);
+  std::array<double, kCount> best;
+  best.fill(kOut);
   std::array<bool, kCount> in{};
   for (size_t i = 0; i < kCount; ++i) {
     try {
@@ -109,36 +115,25 @@ Measurement measure(const std::function<void(ConvRoute)>& run) {
     } catch (const Error&) {
     }
   }
-  auto each_in_has_a_clean_run = [&] {
-    for (size_t i = 0; i < kCount; ++i)
-      if (in[i] && clean[i] == kOut) return false;
-    return true;
-  };
-  auto best = [&](size_t i) { return clean[i] < kOut ? clean[i] : any[i]; };
-  const PreemptionCounter preemptions = preemption_counter.load();
-  for (int round = 0; round < kRounds || (round < kMaxRounds && !each_in_has_a_clean_run());
-       ++round) {
+  const OthersCpuClock others = others_cpu_clock.load();
+  const double others_before = others();
+  const auto start = Clock::now();
+  for (int round = 0; round < 5; ++round) {
     for (size_t i = 0; i < kCount; ++i) {
       if (!in[i]) continue;
-      const long before = preemptions();
       const auto t0 = Clock::now();
       run(kConvRoutes[i]);
-      const double t = std::chrono::duration<double>(Clock::now() - t0).count();
-      any[i] = std::min(any[i], t);
-      if (preemptions() == before) clean[i] = std::min(clean[i], t);
+      best[i] = std::min(best[i], std::chrono::duration<double>(Clock::now() - t0).count());
     }
-    double fastest = kOut;
-    for (size_t i = 0; i < kCount; ++i)
-      if (in[i]) fastest = std::min(fastest, best(i));
-    for (size_t i = 0; i < kCount; ++i) in[i] = in[i] && best(i) <= 4 * fastest;
+    const double fastest = *std::min_element(best.begin(), best.end());
+    for (size_t i = 0; i < kCount; ++i) in[i] = in[i] && best[i] <= 4 * fastest;
   }
-  const bool trusted = each_in_has_a_clean_run();
-  const std::array<double, kCount>& times = trusted ? clean : any;
-  size_t winner = kCount;
-  for (size_t i = 0; i < kCount; ++i)
-    if (in[i] && (winner == kCount || times[i] < times[winner])) winner = i;
-  if (winner == kCount) return {ConvRoute::onednn_blocked, false};  // no route ran this problem
-  return {kConvRoutes[winner], trusted};
+  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  const bool quiet = others() - others_before <= 0.25 * wall + 0.03;
+  const size_t winner =
+      static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
+  if (best[winner] == kOut) return {ConvRoute::onednn_blocked, false};  // no route ran it
+  return {kConvRoutes[winner], quiet};
 }
 
 // The wisdom file, opened and locked for the lifetime of this object (invalid: fd < 0).
@@ -204,8 +199,8 @@ Known& known() {
 
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass) {
   std::ostringstream s;
-  // "routes4": measured among the six routes (Winograd added), runs preempted by other
-  // processes not counted; older lines (some measured on a busy machine) are ignored.
+  // "routes4": measured among the six routes (Winograd added), written only when measured on
+  // a quiet machine; older lines (some measured on a busy one) are ignored.
   // With EXADNN_CONV_WINOGRAD=0 the routes measured are others: a line naming Winograd must
   // not be followed then (it would fail), nor a choice made without it when it is back.
   s << "conv2d/f32/routes4" << (onednn::winograd_enabled() ? "" : "-nowinograd") << '/'
@@ -259,8 +254,8 @@ ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
   return m.route;
 }
 
-void set_preemption_counter(PreemptionCounter counter) {
-  preemption_counter.store(counter != nullptr ? counter : &involuntary_switches);
+void set_others_cpu_clock(OthersCpuClock clock) {
+  others_cpu_clock.store(clock != nullptr ? clock : &others_cpu_seconds);
 }
 
 void forget_conv_routes() {

@@ -2,8 +2,8 @@
 // a problem (geometry, bias, pass, thread count) every route runs on the call's own tensors, the
 // fastest is kept for the process and written to a wisdom file, so later processes on the same
 // machine take the same route (identical results across a resume) without measuring again. A
-// measurement that other processes disturbed (threads preempted in every run of a route) is kept
-// for the process only: a busy moment's choice is never written down for good.
+// measurement during which other processes used the cores is kept for the process only: a busy
+// moment's choice is never written down for good.
 //
 // The wisdom file: $EXADNN_CONV_WISDOM, else $XDG_CACHE_HOME/exadnn/conv_wisdom, else
 // ~/.cache/exadnn/conv_wisdom; one line per problem, "<key> <route>". EXADNN_CONV_WISDOM=none
@@ -47,11 +47,12 @@ ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
 /// The wisdom file's key of a problem (the route set's version, machine, oneDNN version, threads,
 /// pass, geometry, bias).
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass);
-/// Counts the preemptions of this process so far; a measurement run during which it changed is not
-/// clean (see measure() in conv_tuning.cpp). Default: getrusage's involuntary context switches.
-using PreemptionCounter = long (*)();
-/// Replaces the counter (tests: a busy or a quiet machine on demand); nullptr restores the default.
-void set_preemption_counter(PreemptionCounter counter);
+/// CPU seconds the machine's other processes have used so far; a measurement during which they
+/// used more than a quarter of a core is not written down (see measure() in conv_tuning.cpp).
+/// Default: /proc/stat's busy time less this process's CPU time.
+using OthersCpuClock = double (*)();
+/// Replaces the clock (tests: a busy or a quiet machine on demand); nullptr restores the default.
+void set_others_cpu_clock(OthersCpuClock clock);
 /// Forgets the routes this process knows (tests; the wisdom file is kept).
 void forget_conv_routes();
 /// Where routes are persisted ("" when only in the process).
