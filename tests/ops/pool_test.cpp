@@ -35,6 +35,9 @@ const std::vector<PoolProblem>& problems() {
       {{2, 3, 8, 8}, Pool::max, 2, 2, 0},                 // the CNN's 2x2
       {{128, 32, 24, 24}, Pool::max, 2, 2, 0},            // the CNN's first pooling, full size
       {{2, 3, 7, 7}, Pool::max, 3, 2, 1},                 // padded, overlapping
+      {{2, 3, 8, 8}, Pool::max, 3, 2, 1},                 // ResNet's stem pooling (even width)
+      {{1, 2, 7, 10}, Pool::max, 3, 2, 1},                // the same, odd height
+      {{2, 4, 64, 64}, Pool::max, 3, 2, 1},               // the same, at the stem's size
       {{1, 2, 7, 9}, Pool::max, {2, 3}, {1, 2}, {1, 1}},  // rectangular
       {{2, 2, 5, 5}, Pool::max, 2, 2, 0},                 // floor: last row/column unused
       {{2, 3, 6, 70}, Pool::max, 2, 2, 0},                // 2x2 rows of 16 + 16 + 3 outputs
@@ -181,6 +184,49 @@ TEST_P(PoolAlgo, MaxPool2x2NaNWins) {
   EXPECT_EQ(gx[36 + 2 * 17 + 1], 1.0f);
   EXPECT_EQ(gx[2 * 17], 0.0f);
   EXPECT_EQ(gx[0], 1.0f);  // all-equal window: the first input
+}
+
+// 3x3 stride-2 max pooling of even widths (ResNet's stem; exadnn's separable loop on both
+// paths): ties go to the window's first maximum in row-major order, as the naive loop scans it.
+TEST_P(PoolAlgo, MaxPool3x3Stride2TiesGoToTheFirstMaximum) {
+  for (const PoolProblem& p : {PoolProblem{{2, 3, 8, 40}, Pool::max, 3, 2, 1},
+                               PoolProblem{{1, 1, 5, 6}, Pool::max, 3, 2, 1},
+                               PoolProblem{{1, 2, 9, 64}, Pool::max, 3, 2, 1}}) {
+    SCOPED_TRACE(describe(p));
+    layerref::Values xv(static_cast<size_t>(p.x.numel()));  // 0, 1 or 2, hashed: ties everywhere
+    for (size_t i = 0; i < xv.size(); ++i)
+      xv[i] = static_cast<double>(((i * 2654435761u) >> 11) % 3);
+    Tensor x = make(xv, p.x, DType::f32).requires_grad_();
+    const Tensor out = run(p, x);
+    EXPECT_TRUE(matches(out, DType::f32, layerref::pool_forward(p, xv)));
+    const layerref::Values g = layerref::quantized(out.numel(), 6);
+    out.backward(make(g, out.shape(), DType::f32));
+    EXPECT_TRUE(matches(x.grad(), DType::f32, Ref{p.x, layerref::pool_backward(p, xv, g)}));
+  }
+}
+
+// A NaN in a 3x3 stride-2 window wins: the first in row-major order, which the separable loop
+// must find across its two passes (a NaN in an earlier row beats one in an earlier column).
+TEST_P(PoolAlgo, MaxPool3x3Stride2NaNWins) {
+  for (DType dt : {DType::f32, DType::f64}) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    layerref::Values v(4 * 6, 1.0);  // [1, 1, 4, 6] -> [1, 1, 2, 3]
+    v[1 * 6 + 3] = nan;              // window (1, 1) covers rows 1-3, columns 1-3:
+    v[2 * 6 + 1] = nan;              // (1, 3) comes first in row-major order, (2, 1) later
+    v[0 * 6 + 1] = 5.0;              // window (0, 0) covers rows 0-1, columns 0-1:
+    v[1 * 6 + 0] = nan;              // the NaN at (1, 0) beats the 5 at (0, 1)
+    Tensor x = make(v, {1, 1, 4, 6}, dt).requires_grad_();
+    const Tensor out = max_pool2d(x, 3, 2, 1);
+    const layerref::Values o = exadnn::testing::values(out);
+    EXPECT_TRUE(std::isnan(o[0]) && std::isnan(o[1 * 3 + 1])) << dtype_name(dt);
+    out.backward(ones_like(out));
+    const layerref::Values gx = exadnn::testing::values(x.grad());
+    EXPECT_EQ(gx[1 * 6 + 3], 4.0)
+        << "windows (0, 1), (0, 2), (1, 1), (1, 2) take the NaN at (1, 3)";
+    EXPECT_EQ(gx[2 * 6 + 1], 0.0) << dtype_name(dt);
+    EXPECT_EQ(gx[1 * 6 + 0], 2.0) << "windows (0, 0) and (1, 0) take the NaN at (1, 0)";
+    EXPECT_EQ(gx[0 * 6 + 1], 0.0) << dtype_name(dt);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Pool, PoolAlgo,

@@ -11,13 +11,7 @@
 
 #include "loops.h"
 #include "nn_impl.h"
-
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define EXADNN_CHANNEL_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define EXADNN_CHANNEL_CLONES
-#endif
+#include "vector_clones.h"
 
 namespace exadnn::cpu::native {
 
@@ -44,8 +38,8 @@ struct Planes {
 // Σ (x - shift) and Σ (x - shift)² over a channel, in f64. Shifting by one of the channel's own
 // values keeps the one-pass variance q/N - (s/N)² free of cancellation when |mean| >> std.
 template <class T>
-EXADNN_CHANNEL_CLONES void shifted_sums(const T* x, Planes c, double shift, double* sum,
-                                        double* sum_sq) {
+EXADNN_VECTOR_CLONES void shifted_sums(const T* x, Planes c, double shift, double* sum,
+                                       double* sum_sq) {
   double s = 0.0, q = 0.0;
 #pragma omp simd reduction(+ : s, q) collapse(2)
   for (int64_t n = 0; n < c.n; ++n) {
@@ -69,7 +63,7 @@ struct SplitMean {
 
 // y = (x - mean) a + b over a channel, in T; max(0, ·) of it when kRelu.
 template <bool kRelu, class T>
-EXADNN_CHANNEL_CLONES void normalise(const T* x, T* y, Planes c, SplitMean<T> mean, T a, T b) {
+EXADNN_VECTOR_CLONES void normalise(const T* x, T* y, Planes c, SplitMean<T> mean, T a, T b) {
 #pragma omp simd collapse(2)
   for (int64_t n = 0; n < c.n; ++n)
     for (int64_t i = 0; i < c.plane; ++i) {
@@ -81,8 +75,8 @@ EXADNN_CHANNEL_CLONES void normalise(const T* x, T* y, Planes c, SplitMean<T> me
 // Σ g, Σ g (x - mean) and Σ (x - mean) over a channel, in f64. The last recovers the batch mean
 // to f64 precision from the one the forward stored in T (the same x, the same pass).
 template <class T>
-EXADNN_CHANNEL_CLONES void gradient_sums(const T* x, const T* gy, Planes c, double mean,
-                                         double* sum_g, double* sum_gx, double* sum_x) {
+EXADNN_VECTOR_CLONES void gradient_sums(const T* x, const T* gy, Planes c, double mean,
+                                        double* sum_g, double* sum_gx, double* sum_x) {
   double s = 0.0, q = 0.0, r = 0.0;
 #pragma omp simd reduction(+ : s, q, r) collapse(2)
   for (int64_t n = 0; n < c.n; ++n) {
@@ -101,8 +95,8 @@ EXADNN_CHANNEL_CLONES void gradient_sums(const T* x, const T* gy, Planes c, doub
 
 // dx = a g + b (x - mean) + c over a channel, in T (gx may be gy: in place).
 template <class T>
-EXADNN_CHANNEL_CLONES void input_gradient(const T* x, const T* gy, T* gx, Planes c,
-                                          SplitMean<T> mean, T a, T b, T shift) {
+EXADNN_VECTOR_CLONES void input_gradient(const T* x, const T* gy, T* gx, Planes c,
+                                         SplitMean<T> mean, T a, T b, T shift) {
 #pragma omp simd collapse(2)
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t i = 0; i < c.plane; ++i) {
@@ -116,7 +110,7 @@ EXADNN_CHANNEL_CLONES void input_gradient(const T* x, const T* gy, T* gx, Planes
 // batch norm when a ReLU followed it. A loop of its own: with the select inside the sums' loop
 // GCC 12 vectorises neither (4x slower), and the channel is still in cache for the next loops.
 template <class T>
-EXADNN_CHANNEL_CLONES void relu_mask(const T* gy, const T* relu_y, T* out, Planes c) {
+EXADNN_VECTOR_CLONES void relu_mask(const T* gy, const T* relu_y, T* out, Planes c) {
 #pragma omp simd collapse(2)
   for (int64_t n = 0; n < c.n; ++n) {
     for (int64_t i = 0; i < c.plane; ++i) {

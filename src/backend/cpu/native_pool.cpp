@@ -138,6 +138,8 @@ Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& 
   T* op = static_cast<T*>(out.data_ptr());
   const int64_t hw = g.h * g.w, ohw = g.oh * g.ow;
   const bool two_by_two = is_max_pool_2x2(g);
+  constexpr bool wide = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  const bool stem = wide && is_max_pool_3x3_s2(g);
   const Windows win(g);
 #pragma omp parallel for if (parallel_planes(g)) schedule(static)
   for (int64_t plane = 0; plane < g.n * g.c; ++plane) {
@@ -148,6 +150,11 @@ Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& 
       max_pool_2x2_plane(g, src, dst, wsp);
       continue;
     }
+    if constexpr (wide)
+      if (stem) {
+        max_pool_3x3_s2_plane(g, src, dst, wsp);
+        continue;
+      }
     for (int64_t oy = 0; oy < g.oh; ++oy) {
       const Window r = win.rows[oy];
       for (int64_t ox = 0; ox < g.ow; ++ox) {

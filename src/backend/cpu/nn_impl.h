@@ -73,6 +73,14 @@ void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor
 /// Max pooling 2x2, stride 2, no padding (the CNN's), which exadnn's loop does faster than
 /// oneDNN's pooling on NCHW tensors.
 bool is_max_pool_2x2(const Pool2dGeometry& g);
+/// Max pooling 3x3, stride 2, padding 1 of even-width planes (ResNet's stem): exadnn's vectorised
+/// plane loop
+/// (native_max_pool_3x3.cpp), which with exadnn's backward beats oneDNN's pooling on NCHW.
+bool is_max_pool_3x3_s2(const Pool2dGeometry& g);
+/// One [h, w] plane of it (f32, f64): dst [oh, ow] and, when ws is not null, ws [oh, ow] (the
+/// flat index in the plane of each maximum, as the generic loop writes it).
+template <class T>
+void max_pool_3x3_s2_plane(const Pool2dGeometry& g, const T* src, T* dst, int32_t* ws);
 /// relu: y = max(0, ·) (batch_norm_relu_forward).
 template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,

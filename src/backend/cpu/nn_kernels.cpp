@@ -144,11 +144,13 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
   }
 }
 
-// 2x2 max pooling takes exadnn's loop on both paths: on NCHW tensors it is faster than oneDNN's.
+// 2x2 and 3x3/2 (ResNet's stem) max pooling take exadnn's loops on both paths: on NCHW tensors
+// they are faster than oneDNN's.
 template <class T>
 Tensor pool2d_forward(const Pool2dGeometry& g, const Tensor& out, const Tensor& x, bool training) {
   if constexpr (std::is_same_v<T, float>)
-    if (use_onednn() && onednn::supports(g) && !empty(g) && !native::is_max_pool_2x2(g))
+    if (use_onednn() && onednn::supports(g) && !empty(g) && !native::is_max_pool_2x2(g) &&
+        !native::is_max_pool_3x3_s2(g))
       return onednn::pool2d_forward(g, out, x, training);
   return native::pool2d_forward<T>(g, out, x, training);
 }
