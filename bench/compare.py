@@ -9,7 +9,8 @@ bench/README.md are stated in.
 training: the runs of bench/compare_pytorch.sh in DIR (ex.MODEL.RUN.json, exadnn's --metrics-out;
 pt.MODEL.RUN.json, compare_pytorch.py's line; ex.MODEL.params, exadnn's parameter count;
 pt.MODEL.cfg, PyTorch's configuration) per MODEL: each run's first-epoch and steady (median of
-epochs 2..E) samples/s, peak RSS and accuracy, then the medians over the runs and their ratios,
+epochs 2..E) samples/s, peak RSS and test accuracy, then the medians over the runs and their ratios
+(accuracy: the mean and standard deviation over the runs, which train from seeds 0..RUNS-1),
 and each framework's training GFLOP/s as a fraction of GEMM_GFLOPS (0: not measured). --table
 prints only the markdown table of all MODELs.
 
@@ -149,7 +150,8 @@ def training_model(folder, model):
     out = {}
     for fw in ("ex", "pt"):
         runs = []
-        for path in sorted(glob.glob(os.path.join(folder, f"{fw}.{model}.*.json"))):
+        paths = glob.glob(os.path.join(folder, f"{fw}.{model}.*.json"))
+        for path in sorted(paths, key=lambda p: int(p.rsplit(".", 2)[-2])):  # run r: seed r - 1
             with open(path) as f:
                 j = json.load(f)
             first, steady = epoch_rates(j)
@@ -157,8 +159,10 @@ def training_model(folder, model):
                          "accuracy": j["test_accuracy"], "flops": j.get("train_flops_per_sample")})
         if not runs:
             raise SystemExit(f"no {fw}.{model}.*.json in {folder}")
-        med = {k: statistics.median(r[k] for r in runs) for k in ("first", "steady", "rss", "accuracy")}
-        out[fw] = {"runs": runs, **med}
+        med = {k: statistics.median(r[k] for r in runs) for k in ("first", "steady", "rss")}
+        acc = [r["accuracy"] for r in runs]  # one seed per run: the mean and spread, not a median
+        out[fw] = {"runs": runs, **med, "accuracy": statistics.mean(acc),
+                   "accuracy_sd": statistics.stdev(acc) if len(acc) > 1 else 0.0}
     with open(os.path.join(folder, f"ex.{model}.params")) as f:
         out["ex"]["params"] = int(f.read().split()[0])
     with open(os.path.join(folder, f"pt.{model}.cfg")) as f:
@@ -188,13 +192,15 @@ def training(args):
             continue
         for fw, name in (("ex", "exadnn"), ("pt", "PyTorch")):
             for i, r in enumerate(m[fw]["runs"], 1):
-                print(f"  {model} {name} run {i}: first epoch {r['first']:.0f} samples/s, steady {r['steady']:.0f}, "
+                print(f"  {model} {name} run {i} (seed {i - 1}): first epoch {r['first']:.0f} samples/s, steady {r['steady']:.0f}, "
                       f"peak RSS {r['rss']:.0f} MB, accuracy {r['accuracy']:.4f}")
         print(f"{model}: steady samples/s (medians over {len(ex['runs'])} runs) exadnn {ex['steady']:.0f}, "
               f"PyTorch {pt['steady']:.0f} ({pt['cfg']}) -> {ex['steady'] / pt['steady']:.2f}x; first epoch "
               f"{ex['first']:.0f} vs {pt['first']:.0f}")
         print(f"{model}: peak RSS {ex['rss']:.0f} vs {pt['rss']:.0f} MB = {ex['rss'] / pt['rss']:.2f} (goal <= 0.33); "
-              f"accuracy {ex['accuracy']:.4f} vs {pt['accuracy']:.4f}; parameters exadnn {ex['params']}, "
+              f"test accuracy (mean ± sd over the runs, seeds 0..{len(ex['runs']) - 1}) "
+              f"{100 * ex['accuracy']:.1f} ± {100 * ex['accuracy_sd']:.1f} % vs "
+              f"{100 * pt['accuracy']:.1f} ± {100 * pt['accuracy_sd']:.1f} %; parameters exadnn {ex['params']}, "
               f"PyTorch {pt['params']}" + ("" if ex["params"] == pt["params"] else " (DIFFER)"))
         print(f"{model}: {flops / 1e6:.1f} MFLOP/sample; training GFLOP/s exadnn {gx:.1f} ({frac(gx)} of the best "
               f"GEMM), PyTorch {gp:.1f} ({frac(gp)})")

@@ -132,13 +132,14 @@ def main():
     ap.add_argument("--steps", type=int, default=0)
     ap.add_argument("--data", default="")
     ap.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    ap.add_argument("--seed", type=int, default=0, help="initial weights and shuffling")
     args = ap.parse_args()
     if args.kind == "resnet18" and not args.data:
         ap.error("resnet18 needs --data FILE.h5 (bench/make_fashion64.py)")
     if args.kind == "cbed_resnet18" and not args.data:
         ap.error("cbed_resnet18 needs --data FILE.h5 (exadnn_cbed_classify_train --export)")
     torch.set_num_threads(args.threads)
-    torch.manual_seed(0)
+    torch.manual_seed(args.seed)
     fmt = torch.channels_last if args.channels_last else torch.contiguous_format
     if args.data:
         (x, y), (tx, ty) = load_h5(args.data, "train"), load_h5(args.data, "test")

@@ -119,12 +119,12 @@ for model in $MODELS; do
   set -- $best_cfg
   tt=$1 bb=$2 cl=${3:-}
   echo "threads $tt, OpenBLAS $bb${cl:+, channels-last}" > "$tmp/pt.$model.cfg"
-  for run in $(seq "$RUNS"); do
+  for run in $(seq "$RUNS"); do  # run r: seed r - 1 on both sides (one seed's accuracy is noise)
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS "$EXADNN" train \
       --config "$(config $model)" "${exset[@]}" --set epochs=$EPOCHS --set threads=$THREADS \
-      --metrics-out "$tmp/ex.$model.$run.json" > "$tmp/ex.$model.out"
+      --set seed=$((run - 1)) --metrics-out "$tmp/ex.$model.$run.json" > "$tmp/ex.$model.out"
     sed -n 's/^model: \([0-9]*\) parameters$/\1/p' "$tmp/ex.$model.out" > "$tmp/ex.$model.params"
-    torch_run $model $EPOCHS $tt $bb $cl "${data[@]}" > "$tmp/pt.$model.$run.json"
+    torch_run $model $EPOCHS $tt $bb $cl "${data[@]}" --seed $((run - 1)) > "$tmp/pt.$model.$run.json"
   done
   python3 bench/compare.py training "$tmp" "$gemm" $model
 done
