@@ -30,8 +30,8 @@ inline bool takes(T v, T m) {
 // across row ends; the first column of each row, whose window the border cuts to columns 0 and 1
 // (odd[j - 1] is the previous row's), is redone after it.
 template <class T>
-EXADNN_VECTOR_CLONES void row_pass(const T* plane, int64_t h, int64_t ow, T* even, T* odd,
-                                   T* hmax, int32_t* hcol) {
+EXADNN_VECTOR_CLONES void row_pass(const T* plane, int64_t h, int64_t ow, T* even, T* odd, T* hmax,
+                                   int32_t* hcol) {
   const int64_t n = h * ow;
   for (int64_t j = 0; j < n; ++j) {
     even[j] = plane[2 * j];
@@ -91,8 +91,8 @@ struct Scratch {
 }  // namespace
 
 bool is_max_pool_3x3_s2(const Pool2dGeometry& g) {
-  return g.kind == PoolKind::max && g.kh == 3 && g.kw == 3 && g.stride_h == 2 &&
-         g.stride_w == 2 && g.pad_h == 1 && g.pad_w == 1 && g.h >= 2 && g.w >= 2 && g.w % 2 == 0 &&
+  return g.kind == PoolKind::max && g.kh == 3 && g.kw == 3 && g.stride_h == 2 && g.stride_w == 2 &&
+         g.pad_h == 1 && g.pad_w == 1 && g.h >= 2 && g.w >= 2 && g.w % 2 == 0 &&
          g.oh == (g.h - 1) / 2 + 1 && g.ow == g.w / 2;
 }
 
