@@ -49,6 +49,18 @@ std::vector<Tensor> conv_step() {
   return {out.detach(), x.grad(), w.grad(), b.grad()};
 }
 
+// One conv2d step by the measured routes gives what exadnn's im2col route gives.
+void expect_conv_step_as_im2col() {
+  const std::vector<Tensor> tuned = conv_step();
+  std::vector<Tensor> reference;
+  {
+    ConvAlgorithmGuard im2col(ConvAlgorithm::im2col);
+    reference = conv_step();
+  }
+  for (size_t i = 0; i < tuned.size(); ++i)
+    EXPECT_TRUE(exadnn::testing::all_close(tuned[i], reference[i])) << i;
+}
+
 std::vector<std::string> lines_of(const std::string& path) {
   std::ifstream in(path);
   std::vector<std::string> lines;
@@ -89,14 +101,7 @@ class ConvTuning : public ::testing::Test {
 }  // namespace
 
 TEST_F(ConvTuning, EachPassIsMeasuredOnceAndWrittenDown) {
-  const std::vector<Tensor> tuned = conv_step();
-  std::vector<Tensor> reference;
-  {
-    ConvAlgorithmGuard im2col(ConvAlgorithm::im2col);
-    reference = conv_step();
-  }
-  for (size_t i = 0; i < tuned.size(); ++i)
-    EXPECT_TRUE(exadnn::testing::all_close(tuned[i], reference[i])) << i;
+  expect_conv_step_as_im2col();
   const auto lines = lines_of(wisdom());
   ASSERT_EQ(lines.size(), 3u);
   for (ConvPass pass : {ConvPass::forward, ConvPass::backward_data, ConvPass::backward_weights}) {
@@ -109,19 +114,12 @@ TEST_F(ConvTuning, EachPassIsMeasuredOnceAndWrittenDown) {
   EXPECT_EQ(lines_of(wisdom()).size(), 3u);
 }
 
-// On a busy machine the timings measure the load. The
-// choice serves this process (correct results, measured once) but is not written down; a later
-// process on a quiet machine measures again and writes.
+// On a busy machine the timings measure the load. The choice serves this process (correct
+// results, measured once) but is not written down; a later process on a quiet machine measures
+// again and writes.
 TEST_F(ConvTuning, AMeasurementOnABusyMachineIsKeptButNotWrittenDown) {
   cpu::set_others_cpu_clock(&busy_machine);
-  const std::vector<Tensor> tuned = conv_step();
-  std::vector<Tensor> reference;
-  {
-    ConvAlgorithmGuard im2col(ConvAlgorithm::im2col);
-    reference = conv_step();
-  }
-  for (size_t i = 0; i < tuned.size(); ++i)
-    EXPECT_TRUE(exadnn::testing::all_close(tuned[i], reference[i])) << i;
+  expect_conv_step_as_im2col();
   EXPECT_EQ(lines_of(wisdom()).size(), 0u);
   conv_step();  // known in the process: not measured again, still not written
   EXPECT_EQ(lines_of(wisdom()).size(), 0u);

@@ -149,6 +149,17 @@ TEST_P(PoolAlgo, EmptyBatch) {
   }
 }
 
+// max pooling of data xv (f32) with its values and gradient equal to the naive loop's, which
+// gives each window's gradient to its first maximum in row-major order.
+void expect_naive_max_pool(const PoolProblem& p, const layerref::Values& xv) {
+  Tensor x = make(xv, p.x, DType::f32).requires_grad_();
+  const Tensor out = run(p, x);
+  EXPECT_TRUE(matches(out, DType::f32, layerref::pool_forward(p, xv)));
+  const layerref::Values g = layerref::quantized(out.numel(), 6);
+  out.backward(make(g, out.shape(), DType::f32));
+  EXPECT_TRUE(matches(x.grad(), DType::f32, Ref{p.x, layerref::pool_backward(p, xv, g)}));
+}
+
 // 2x2 max pooling (vectorised on both paths): ties go to the first maximum in the window, in
 // the forward's workspace and so in the gradient.
 TEST_P(PoolAlgo, MaxPool2x2TiesGoToTheFirstMaximum) {
@@ -157,12 +168,7 @@ TEST_P(PoolAlgo, MaxPool2x2TiesGoToTheFirstMaximum) {
     SCOPED_TRACE(describe(p));
     layerref::Values xv(static_cast<size_t>(p.x.numel()));
     for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<double>((i * 7 + i / 5) % 3) - 1.0;
-    Tensor x = make(xv, p.x, DType::f32).requires_grad_();
-    const Tensor out = run(p, x);
-    EXPECT_TRUE(matches(out, DType::f32, layerref::pool_forward(p, xv)));
-    const layerref::Values g = layerref::quantized(out.numel(), 6);
-    out.backward(make(g, out.shape(), DType::f32));
-    EXPECT_TRUE(matches(x.grad(), DType::f32, Ref{p.x, layerref::pool_backward(p, xv, g)}));
+    expect_naive_max_pool(p, xv);
   }
 }
 
@@ -196,12 +202,7 @@ TEST_P(PoolAlgo, MaxPool3x3Stride2TiesGoToTheFirstMaximum) {
     layerref::Values xv(static_cast<size_t>(p.x.numel()));  // 0, 1 or 2, hashed: ties everywhere
     for (size_t i = 0; i < xv.size(); ++i)
       xv[i] = static_cast<double>(((i * 2654435761u) >> 11) % 3);
-    Tensor x = make(xv, p.x, DType::f32).requires_grad_();
-    const Tensor out = run(p, x);
-    EXPECT_TRUE(matches(out, DType::f32, layerref::pool_forward(p, xv)));
-    const layerref::Values g = layerref::quantized(out.numel(), 6);
-    out.backward(make(g, out.shape(), DType::f32));
-    EXPECT_TRUE(matches(x.grad(), DType::f32, Ref{p.x, layerref::pool_backward(p, xv, g)}));
+    expect_naive_max_pool(p, xv);
   }
 }
 
