@@ -1,8 +1,12 @@
-// conv2d_max_pool2d: the fused node (CPU f32: oneDNN in the convolution's layout) against
-// max_pool2d(conv2d(...)) run as two ops, values and every gradient, over convolution and pooling
-// geometries and both of its layouts (blocked below 16 input channels, channels-last from 16);
-// f64 finite differences; the cases that run the two ops.
+// conv2d_max_pool2d: the fused node (CPU f32: oneDNN in the convolution's layout, or exadnn's loop
+// for few input channels) against max_pool2d(conv2d(...)) run as two ops, values and every
+// gradient, over convolution and pooling geometries and both of its layouts (blocked below 16
+// input channels, channels-last from 16); ties and NaN; f64 finite differences; the cases that
+// run the two ops.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 
 #include "layer_ref.h"
 
@@ -28,6 +32,13 @@ const std::vector<Problem>& problems() {
       {{2, 3, 9, 8}, {5, 3, 3, 3}, false, {.padding = 1}, 3, 2, 1},  // overlapping windows
       {{2, 16, 7, 7}, {8, 16, 3, 3}, true, {.stride = 2}, {2, 1}, 1, 0},  // rectangular pool
       {{2, 4, 9, 9}, {6, 2, 3, 3}, true, {.dilation = 2, .groups = 2}, 2, 2, 0},
+      // exadnn's loop for few input channels (on AVX-512 machines; native_conv_pool.cpp): 16
+      // output channels (one vector), padding, an odd number of pooled columns (7)
+      {{3, 3, 10, 14}, {16, 3, 3, 3}, true, {.padding = 1}, 2, 2, 0},
+      // 7x7 taps, no bias, an odd number of convolution rows (11: the last one unpooled)
+      {{2, 2, 13, 11}, {32, 2, 7, 7}, false, {.padding = 2}, 2, 2, 0},
+      // 1x1 taps, 48 channels (three vectors), a single image
+      {{1, 4, 9, 9}, {48, 4, 1, 1}, true, {}, 2, 2, 0},
   };
   return v;
 }
@@ -135,6 +146,64 @@ TEST(ConvMaxPool, GradientsMatchFiniteDifferences) {
         return conv2d_max_pool2d(in[0], in[1], in[2], {.padding = 1}, 2, 2);
       },
       {x, w, b}));
+}
+
+// Few input channels (exadnn's loop on AVX-512 machines, else oneDNN): data of 0, 1 and 2 so
+// that a window's four outputs tie everywhere; the pooled value and every gradient go to the
+// window's first maximum in row-major order, as in the two ops.
+TEST(ConvMaxPool, TiesGoToTheFirstMaximumAsInTheTwoOps) {
+  const auto hashed = [](const Shape& shape, uint64_t salt) {
+    layerref::Values v(static_cast<size_t>(shape.numel()));
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<double>((((i + salt) * 2654435761u) >> 11) % 3);
+    return from_vector<double>(v).to(DType::f32).reshape(shape);
+  };
+  for (const Shape& w : {Shape{16, 1, 1, 1}, Shape{32, 1, 3, 3}}) {
+    const Tensor x0 = hashed({2, 1, 12, 18}, 0), w0 = hashed(w, 1), b0 = zeros({w[0]});
+    const Leaves fused(x0, w0, b0, true), plain(x0, w0, b0, true);
+    const Tensor yf = conv2d_max_pool2d(fused.x, fused.w, fused.b, {}, 2, 2, 0);
+    const Tensor yp = max_pool2d(conv2d(plain.x, plain.w, plain.b), 2, 2, 0);
+    ASSERT_EQ(exadnn::testing::values(yf), exadnn::testing::values(yp)) << w;
+    backward(yf);
+    backward(yp);
+    EXPECT_EQ(exadnn::testing::values(fused.x.grad()), exadnn::testing::values(plain.x.grad()))
+        << w;
+    EXPECT_EQ(exadnn::testing::values(fused.w.grad()), exadnn::testing::values(plain.w.grad()))
+        << w;
+    EXPECT_EQ(exadnn::testing::values(fused.b.grad()), exadnn::testing::values(plain.b.grad()))
+        << w;
+  }
+}
+
+// A NaN in a window wins, the first one in row-major order, and takes the window's gradient: the
+// pooled values and the input's gradient of the two ops (1x1 taps of weight 1: the convolution
+// passes x through to each of the 16 channels).
+TEST(ConvMaxPool, NaNWinsAsInTheTwoOps) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(4 * 6, 1.0f);  // [1, 1, 4, 6] -> [1, 16, 2, 3]
+  v[0 * 6 + 3] = nan;                 // window (0, 1): top right
+  v[1 * 6 + 2] = nan;                 // and bottom left, later
+  v[2 * 6 + 0] = 5.0f;                // window (1, 0): a NaN below a 5
+  v[3 * 6 + 1] = nan;
+  const Tensor x0 = from_vector<float>(v).reshape({1, 1, 4, 6}), w0 = ones({16, 1, 1, 1});
+  const Leaves fused(x0, w0, zeros({16}), true), plain(x0, w0, zeros({16}), true);
+  const Tensor yf = conv2d_max_pool2d(fused.x, fused.w, fused.b, {}, 2, 2, 0);
+  const Tensor yp = max_pool2d(conv2d(plain.x, plain.w, plain.b), 2, 2, 0);
+  const layerref::Values of = exadnn::testing::values(yf), op = exadnn::testing::values(yp);
+  ASSERT_EQ(of.size(), op.size());
+  for (size_t i = 0; i < of.size(); ++i) {
+    EXPECT_EQ(std::isnan(of[i]), std::isnan(op[i])) << i;
+    if (!std::isnan(op[i])) EXPECT_EQ(of[i], op[i]) << i;
+  }
+  EXPECT_TRUE(std::isnan(of[1]) && std::isnan(of[3])) << "windows (0, 1) and (1, 0)";
+  yf.backward(ones_like(yf));
+  yp.backward(ones_like(yp));
+  const layerref::Values gf = exadnn::testing::values(fused.x.grad());
+  EXPECT_EQ(gf, exadnn::testing::values(plain.x.grad()));
+  EXPECT_EQ(gf[0 * 6 + 3], 16.0) << "the first NaN of window (0, 1), from 16 channels";
+  EXPECT_EQ(gf[1 * 6 + 2], 0.0);
+  EXPECT_EQ(gf[3 * 6 + 1], 16.0) << "the NaN of window (1, 0), not the 5";
+  EXPECT_EQ(gf[2 * 6 + 0], 0.0);
 }
 
 // Where the fused kernels do not apply, the node is the two ops, bit for bit.

@@ -81,6 +81,21 @@ bool is_max_pool_3x3_s2(const Pool2dGeometry& g);
 /// flat index in the plane of each maximum, as the generic loop writes it).
 template <class T>
 void max_pool_3x3_s2_plane(const Pool2dGeometry& g, const T* src, T* dst, int32_t* ws);
+/// Convolution + 2x2 max pooling (stride 2) for layers with few input channels, f32
+/// (native_conv_pool.cpp): true for the problems it takes (groups 1, stride 1, no dilation, at
+/// most 4 input channels, output channels a multiple of 16, kernel width <= 7, the pooling 2x2,
+/// stride 2, no padding).
+bool conv_pool_fits(const Conv2dGeometry& conv, const Pool2dGeometry& pool);
+/// Its forward and backward (the Conv2dMaxPool kernels' contract). Its workspace is an i32
+/// tensor [n, ph, pw, o] (oneDNN's is u8 bytes): conv_pool_wrote tells which path wrote it.
+ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                                         const Tensor& out, const Tensor& x, const Tensor& weight,
+                                         const Tensor& bias);
+void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                              const Tensor& grad_x, const Tensor& grad_weight,
+                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
+                              const ConvMaxPoolSaved& saved);
+bool conv_pool_wrote(const ConvMaxPoolSaved& saved);
 /// relu: y = max(0, ·) (batch_norm_relu_forward).
 template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,

@@ -169,6 +169,29 @@ void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor
   native::pool2d_backward<T>(g, grad_x, grad_out, workspace);
 }
 
+// Convolution + max pooling: exadnn's direct loop for few input channels and 2x2 pooling (the
+// oneDNN step spends most of such a layer's time on memory passes), unless oneDNN is asked for
+// by name; oneDNN in the convolution's layout otherwise. The backward follows the path that
+// wrote the workspace.
+ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                                         const Tensor& out, const Tensor& x, const Tensor& weight,
+                                         const Tensor& bias) {
+  if (conv_algorithm() == ConvAlgorithm::fastest && native::conv_pool_fits(conv, pool))
+    return native::conv2d_max_pool_forward(conv, pool, out, x, weight, bias);
+  return onednn::conv2d_max_pool_forward(conv, pool, out, x, weight, bias);
+}
+
+void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                              const Tensor& grad_x, const Tensor& grad_weight,
+                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
+                              const ConvMaxPoolSaved& saved) {
+  if (native::conv_pool_wrote(saved))
+    return native::conv2d_max_pool_backward(conv, pool, grad_x, grad_weight, grad_bias, grad_out,
+                                            weight, saved);
+  onednn::conv2d_max_pool_backward(conv, pool, grad_x, grad_weight, grad_bias, grad_out, weight,
+                                   saved);
+}
+
 template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,
                         const Tensor& scale, const Tensor& shift, const Tensor& mean,
@@ -257,9 +280,9 @@ void register_nn_kernels(KernelRegistry& r) {
   put<BatchNormReluBackwardKernel>(r, OpId::batch_norm_relu_backward, DType::f64,
                                    &batch_norm_relu_backward<double>);
   put<Conv2dMaxPoolForwardKernel>(r, OpId::conv2d_max_pool_forward, DType::f32,
-                                  &onednn::conv2d_max_pool_forward);
+                                  &conv2d_max_pool_forward);
   put<Conv2dMaxPoolBackwardKernel>(r, OpId::conv2d_max_pool_backward, DType::f32,
-                                   &onednn::conv2d_max_pool_backward);
+                                   &conv2d_max_pool_backward);
   register_softmax_kernels(r);
 }
 
