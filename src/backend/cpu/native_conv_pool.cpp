@@ -81,10 +81,14 @@ void pad_image(const Conv2dGeometry& g, const Shape4& s, const float* x, const S
 // kernels, so the ABI of passing a 64-byte vector by value, which GCC warns about, never applies.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define EXADNN_AVX512 __attribute__((target("arch=x86-64-v4"), optimize("no-predictive-commoning")))
-bool has_avx512() { return __builtin_cpu_supports("x86-64-v4"); }
+bool has_avx512() {
+  return __builtin_cpu_supports("x86-64-v4");
+}
 #else
 #define EXADNN_AVX512
-bool has_avx512() { return false; }
+bool has_avx512() {
+  return false;
+}
 #endif
 #define EXADNN_INLINE EXADNN_AVX512 inline __attribute__((always_inline))
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -108,8 +112,9 @@ struct PooledOut {
 // The pooled outputs (py, px + p) for p < PX, channels ch0 .. ch0 + 16 NB, of one image.
 // acc[r][q][k]: conv row 2py + r, conv column 2px + q, channel vector k (bias not yet added).
 template <int NB, int PX>
-EXADNN_INLINE void conv_pool_block(const Shape4& s, const float* xp, const float* wt, const float* bias,
-                            int64_t py, int64_t px, int64_t ch0, const PooledOut& dst) {
+EXADNN_INLINE void conv_pool_block(const Shape4& s, const float* xp, const float* wt,
+                                   const float* bias, int64_t py, int64_t px, int64_t ch0,
+                                   const PooledOut& dst) {
   Vf acc[2][2 * PX][NB] = {};
   for (int64_t ci = 0; ci < s.c; ++ci)
     for (int64_t i = 0; i < s.kh; ++i) {
@@ -160,7 +165,7 @@ EXADNN_INLINE void conv_pool_block(const Shape4& s, const float* xp, const float
 
 template <int NB>
 EXADNN_AVX512 void conv_pool_image(const Shape4& s, const float* xp, const float* wt,
-                                          const float* bias, const PooledOut& dst) {
+                                   const float* bias, const PooledOut& dst) {
   for (int64_t ch0 = 0; ch0 < s.o; ch0 += NB * kLanes)
     for (int64_t py = 0; py < s.ph; ++py) {
       int64_t px = 0;
@@ -194,8 +199,8 @@ struct PooledGrad {
 
 // dw [c, kh, kw, o] += this image's gradient for the taps (ci, i, 0..KW-1), channels ch0 .. +16 NB.
 template <int NB, int KW>
-EXADNN_INLINE void weight_grad_row(const Shape4& s, const float* xp, const PooledGrad& g, int64_t ci,
-                            int64_t i, int64_t ch0, float* dw) {
+EXADNN_INLINE void weight_grad_row(const Shape4& s, const float* xp, const PooledGrad& g,
+                                   int64_t ci, int64_t i, int64_t ch0, float* dw) {
   Vf acc[KW][NB] = {};
   for (int64_t py = 0; py < s.ph; ++py)
     for (int64_t px = 0; px < s.pw; ++px) {
@@ -233,7 +238,7 @@ EXADNN_INLINE void weight_grad_row(const Shape4& s, const float* xp, const Poole
 
 template <int NB, int KW>
 EXADNN_AVX512 void weight_grad_image(const Shape4& s, const float* xp, const PooledGrad& g,
-                                            float* dw, float* db) {
+                                     float* dw, float* db) {
   for (int64_t ch0 = 0; ch0 < s.o; ch0 += NB * kLanes) {
     for (int64_t ci = 0; ci < s.c; ++ci)
       for (int64_t i = 0; i < s.kh; ++i) weight_grad_row<NB, KW>(s, xp, g, ci, i, ch0, dw);
@@ -268,7 +273,7 @@ WeightGradImage* weight_grad_kernel(const Shape4& s) {
 // at its window positions (dy [2 ph, 2 pw, o], zero elsewhere), then for every convolution
 // output pixel and tap, dxp[ci, y + i, x + j] += dy[y, x, :] · wt[ci, i, j, :].
 EXADNN_AVX512 void input_grad_image(const Shape4& s, const float* wt, const PooledGrad& g,
-                                           std::vector<float>& dy, float* dxp) {
+                                    std::vector<float>& dy, float* dxp) {
   const int64_t oh = 2 * s.ph, ow = 2 * s.pw;
   dy.assign(static_cast<size_t>(oh * ow * s.o), 0.0f);
   for (int64_t py = 0; py < s.ph; ++py)
@@ -323,8 +328,8 @@ bool conv_pool_fits(const Conv2dGeometry& g, const Pool2dGeometry& p) {
   static const bool avx512 = has_avx512();
   return avx512 && g.groups == 1 && g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
          g.dilation_w == 1 && g.c <= 4 && g.o > 0 && g.o % kLanes == 0 && g.kw <= kMaxKernelWidth &&
-         p.kind == PoolKind::max && p.kh == 2 && p.kw == 2 && p.stride_h == 2 &&
-         p.stride_w == 2 && p.pad_h == 0 && p.pad_w == 0 && p.oh >= 1 && p.ow >= 1;
+         p.kind == PoolKind::max && p.kh == 2 && p.kw == 2 && p.stride_h == 2 && p.stride_w == 2 &&
+         p.pad_h == 0 && p.pad_w == 0 && p.oh >= 1 && p.ow >= 1;
 }
 
 bool conv_pool_wrote(const ConvMaxPoolSaved& saved) {
@@ -379,8 +384,7 @@ void conv2d_max_pool_backward(const Conv2dGeometry& g, const Pool2dGeometry& p,
   const Strides xs(saved.input), gs(grad_out);
   const float* gd = static_cast<const float*>(grad_out.data_ptr());
   const int32_t* codes = static_cast<const int32_t*>(saved.workspace.data_ptr());
-#pragma omp parallel for schedule(static) num_threads(threads) \
-    if (g.n > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (g.n > 1)
   for (int64_t n = 0; n < g.n; ++n) {
     ThreadScratch& t = thread_scratch(s);
     const PooledGrad pg{gd, gs, codes + n * s.ph * s.pw * s.o, n};
@@ -397,8 +401,7 @@ void conv2d_max_pool_backward(const Conv2dGeometry& g, const Pool2dGeometry& p,
       for (int64_t ci = 0; ci < g.c; ++ci)
         for (int64_t y = 0; y < g.h; ++y)
           for (int64_t ix = 0; ix < g.w; ++ix)
-            gx[xg.at(n, ci, y, ix)] =
-                t.dxp[ci * s.plane() + (y + g.pad_h) * s.wp + ix + g.pad_w];
+            gx[xg.at(n, ci, y, ix)] = t.dxp[ci * s.plane() + (y + g.pad_h) * s.wp + ix + g.pad_w];
     }
   }
   if (!want_w) return;
