@@ -84,8 +84,8 @@ TEST(NativeConvPool, MatchesTheOnednnStepBitForBit) {
     for (bool nhwc : {false, true}) {
       const std::string what = "x [" + std::to_string(pr.n) + ", " + std::to_string(pr.c) + ", " +
                                std::to_string(pr.h) + ", " + std::to_string(pr.w) + "], " +
-                               std::to_string(pr.o) + " outputs, " + std::to_string(pr.k) +
-                               "x" + std::to_string(pr.k) + (nhwc ? ", channels-last" : "");
+                               std::to_string(pr.o) + " outputs, " + std::to_string(pr.k) + "x" +
+                               std::to_string(pr.k) + (nhwc ? ", channels-last" : "");
       Tensor x = grid({g.n, g.c, g.h, g.w}, 1), grad = grid({p.n, p.c, p.oh, p.ow}, 4);
       if (nhwc) x = channels_last(x), grad = channels_last(grad);
       const Tensor w = grid({g.o, g.c, g.kh, g.kw}, 2), b = grid({g.o}, 3);

@@ -39,6 +39,9 @@ const std::vector<Problem>& problems() {
       {{2, 2, 13, 11}, {32, 2, 7, 7}, false, {.padding = 2}, 2, 2, 0},
       // 1x1 taps, 48 channels (three vectors), a single image
       {{1, 4, 9, 9}, {48, 4, 1, 1}, true, {}, 2, 2, 0},
+      // oneDNN's channels-last convolution, exadnn's channels-last pooling: an odd number of
+      // convolution rows and columns (7: the last of each unpooled, its gradient zero)
+      {{2, 16, 9, 9}, {32, 16, 3, 3}, true, {}, 2, 2, 0},
   };
   return v;
 }
@@ -148,9 +151,18 @@ TEST(ConvMaxPool, GradientsMatchFiniteDifferences) {
       {x, w, b}));
 }
 
-// Few input channels (exadnn's loop on AVX-512 machines, else oneDNN): data of 0, 1 and 2 so
-// that a window's four outputs tie everywhere; the pooled value and every gradient go to the
-// window's first maximum in row-major order, as in the two ops.
+// 1x1 weights [16, c, 1, 1] that pass x through: every output channel x's only channel (c = 1),
+// or output channel i input channel i (c = 16).
+Tensor pass_through(int64_t c) {
+  std::vector<float> w(static_cast<size_t>(16 * c), 0.0f);
+  for (int64_t o = 0; o < 16; ++o) w[static_cast<size_t>(o * c + (c == 1 ? 0 : o))] = 1.0f;
+  return from_vector<float>(w).reshape({16, c, 1, 1});
+}
+
+// Data of 0, 1 and 2 so that a window's four outputs tie everywhere: the pooled value and every
+// gradient go to the window's first maximum in row-major order, as in the two ops. One input
+// channel (exadnn's convolution + pooling loop on AVX-512 machines) and 16 (oneDNN's
+// channels-last convolution, exadnn's channels-last pooling).
 TEST(ConvMaxPool, TiesGoToTheFirstMaximumAsInTheTwoOps) {
   const auto hashed = [](const Shape& shape, uint64_t salt) {
     layerref::Values v(static_cast<size_t>(shape.numel()));
@@ -158,11 +170,13 @@ TEST(ConvMaxPool, TiesGoToTheFirstMaximumAsInTheTwoOps) {
       v[i] = static_cast<double>((((i + salt) * 2654435761u) >> 11) % 3);
     return from_vector<double>(v).to(DType::f32).reshape(shape);
   };
-  for (const Shape& w : {Shape{16, 1, 1, 1}, Shape{32, 1, 3, 3}}) {
-    const Tensor x0 = hashed({2, 1, 12, 18}, 0), w0 = hashed(w, 1), b0 = zeros({w[0]});
+  for (const Tensor& w0 : {hashed({16, 1, 1, 1}, 1), hashed({32, 1, 3, 3}, 1), pass_through(16)}) {
+    const int64_t c = w0.size(1);
+    const Tensor x0 = hashed({2, c, 12, 18}, 0), b0 = zeros({w0.size(0)});
     const Leaves fused(x0, w0, b0, true), plain(x0, w0, b0, true);
     const Tensor yf = conv2d_max_pool2d(fused.x, fused.w, fused.b, {}, 2, 2, 0);
     const Tensor yp = max_pool2d(conv2d(plain.x, plain.w, plain.b), 2, 2, 0);
+    const Shape w = w0.shape();
     ASSERT_EQ(exadnn::testing::values(yf), exadnn::testing::values(yp)) << w;
     backward(yf);
     backward(yp);
@@ -176,34 +190,38 @@ TEST(ConvMaxPool, TiesGoToTheFirstMaximumAsInTheTwoOps) {
 }
 
 // A NaN in a window wins, the first one in row-major order, and takes the window's gradient: the
-// pooled values and the input's gradient of the two ops (1x1 taps of weight 1: the convolution
-// passes x through to each of the 16 channels).
+// pooled values and the input's gradient of the two ops, for 1 and 16 input channels (weights
+// that pass x through, so every output channel pools the same pattern).
 TEST(ConvMaxPool, NaNWinsAsInTheTwoOps) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  std::vector<float> v(4 * 6, 1.0f);  // [1, 1, 4, 6] -> [1, 16, 2, 3]
+  std::vector<float> v(4 * 6, 1.0f);  // one [4, 6] plane -> [2, 3] pooled
   v[0 * 6 + 3] = nan;                 // window (0, 1): top right
   v[1 * 6 + 2] = nan;                 // and bottom left, later
   v[2 * 6 + 0] = 5.0f;                // window (1, 0): a NaN below a 5
   v[3 * 6 + 1] = nan;
-  const Tensor x0 = from_vector<float>(v).reshape({1, 1, 4, 6}), w0 = ones({16, 1, 1, 1});
-  const Leaves fused(x0, w0, zeros({16}), true), plain(x0, w0, zeros({16}), true);
-  const Tensor yf = conv2d_max_pool2d(fused.x, fused.w, fused.b, {}, 2, 2, 0);
-  const Tensor yp = max_pool2d(conv2d(plain.x, plain.w, plain.b), 2, 2, 0);
-  const layerref::Values of = exadnn::testing::values(yf), op = exadnn::testing::values(yp);
-  ASSERT_EQ(of.size(), op.size());
-  for (size_t i = 0; i < of.size(); ++i) {
-    EXPECT_EQ(std::isnan(of[i]), std::isnan(op[i])) << i;
-    if (!std::isnan(op[i])) EXPECT_EQ(of[i], op[i]) << i;
+  for (int64_t c : {1, 16}) {
+    const Tensor plane = from_vector<float>(v).reshape({1, 1, 4, 6});
+    const Tensor x0 = mul(plane, ones({1, c, 1, 1})), w0 = pass_through(c);
+    const Leaves fused(x0, w0, zeros({16}), true), plain(x0, w0, zeros({16}), true);
+    const Tensor yf = conv2d_max_pool2d(fused.x, fused.w, fused.b, {}, 2, 2, 0);
+    const Tensor yp = max_pool2d(conv2d(plain.x, plain.w, plain.b), 2, 2, 0);
+    const layerref::Values of = exadnn::testing::values(yf), op = exadnn::testing::values(yp);
+    ASSERT_EQ(of.size(), op.size());
+    for (size_t i = 0; i < of.size(); ++i) {
+      EXPECT_EQ(std::isnan(of[i]), std::isnan(op[i])) << i << ", " << c << " channels";
+      if (!std::isnan(op[i])) EXPECT_EQ(of[i], op[i]) << i << ", " << c << " channels";
+    }
+    EXPECT_TRUE(std::isnan(of[1]) && std::isnan(of[3])) << "windows (0, 1) and (1, 0)";
+    yf.backward(ones_like(yf));
+    yp.backward(ones_like(yp));
+    const layerref::Values gf = exadnn::testing::values(fused.x.grad());
+    EXPECT_EQ(gf, exadnn::testing::values(plain.x.grad())) << c << " channels";
+    const double taken = 16.0 / static_cast<double>(c);  // output channels per input channel
+    EXPECT_EQ(gf[0 * 6 + 3], taken) << "the first NaN of window (0, 1), " << c << " channels";
+    EXPECT_EQ(gf[1 * 6 + 2], 0.0);
+    EXPECT_EQ(gf[3 * 6 + 1], taken) << "the NaN of window (1, 0), not the 5";
+    EXPECT_EQ(gf[2 * 6 + 0], 0.0);
   }
-  EXPECT_TRUE(std::isnan(of[1]) && std::isnan(of[3])) << "windows (0, 1) and (1, 0)";
-  yf.backward(ones_like(yf));
-  yp.backward(ones_like(yp));
-  const layerref::Values gf = exadnn::testing::values(fused.x.grad());
-  EXPECT_EQ(gf, exadnn::testing::values(plain.x.grad()));
-  EXPECT_EQ(gf[0 * 6 + 3], 16.0) << "the first NaN of window (0, 1), from 16 channels";
-  EXPECT_EQ(gf[1 * 6 + 2], 0.0);
-  EXPECT_EQ(gf[3 * 6 + 1], 16.0) << "the NaN of window (1, 0), not the 5";
-  EXPECT_EQ(gf[2 * 6 + 0], 0.0);
 }
 
 // Where the fused kernels do not apply, the node is the two ops, bit for bit.

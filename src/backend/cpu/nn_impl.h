@@ -96,6 +96,13 @@ void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& 
                               const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
                               const ConvMaxPoolSaved& saved);
 bool conv_pool_wrote(const ConvMaxPoolSaved& saved);
+/// Max pooling 2x2, stride 2, no padding (is_max_pool_2x2) of channels-last f32 memory
+/// [g.n, g.h, g.w, g.c] into dst [g.n, g.oh, g.ow, g.c], codes the same shape: each maximum's
+/// position in its window, 0..3 row-major (native_max_pool_nhwc.cpp; onednn_conv_pool.cpp's
+/// pooling when its convolution runs channels-last). The backward overwrites grad_src whole.
+void max_pool_2x2_nhwc(const Pool2dGeometry& g, const float* src, float* dst, uint8_t* codes);
+void max_pool_2x2_nhwc_backward(const Pool2dGeometry& g, const float* grad, const uint8_t* codes,
+                                float* grad_src);
 /// relu: y = max(0, ·) (batch_norm_relu_forward).
 template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,

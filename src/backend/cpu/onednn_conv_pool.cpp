@@ -8,6 +8,10 @@
 //                                                                       -> [reorder] -> grad_x
 // conv_out and grad_conv live in scratch memory for one call; the input is kept as the
 // convolution read it (for the weights' gradient, no second reorder) with the pooling's workspace.
+// When the convolution runs channels-last and the pooling is 2x2 of stride 2 (a CNN's conv2),
+// exadnn's channels-last pooling loop (native_max_pool_nhwc.cpp) replaces oneDNN's pooling
+// primitives, with its own workspace (u8 window positions): the plan says which, for the forward
+// and the backward alike.
 // x and out (and their gradients) may be channels-last tensors instead of NCHW ones: a reorder
 // at the edge disappears where that is the layout the primitive works in (conv2 of a CNN reads
 // conv1's pooled output without one when conv1's node wrote it channels-last).
@@ -41,6 +45,7 @@ struct KeyHash {
 
 // Every primitive of one problem, the layouts they agreed on and the reorders at the edges.
 struct Plan {
+  bool native_pool;  // exadnn's channels-last loop instead of the pooling primitives (unset)
   dnnl::convolution_forward conv_forward;
   dnnl::pooling_forward pool_forward;
   dnnl::pooling_backward pool_backward;
@@ -80,15 +85,31 @@ Plan make_plan(const Key& k) {
 
   const memory::dims pooled_dims{p.n, p.c, p.oh, p.ow}, window{p.kh, p.kw};
   const memory::dims pool_strides{p.stride_h, p.stride_w}, pool_padding{p.pad_h, p.pad_w};
-  const dnnl::pooling_forward::primitive_desc pool_fwd(
-      dnnl::pooling_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::pooling_max,
-                                  conv_out, d.md(pooled_dims, tag::any), pool_strides, window,
-                                  pool_padding, pool_padding),
-      attributes(), engine());
-  const dnnl::pooling_backward::primitive_desc pool_bwd(
-      dnnl::pooling_backward::desc(dnnl::algorithm::pooling_max, conv_out, pool_fwd.dst_desc(),
-                                   pool_strides, window, pool_padding, pool_padding),
-      attributes(), engine(), pool_fwd);
+  const bool native_pool =
+      native::is_max_pool_2x2(p) && conv_out == d.md(d.dst, tag::nhwc) && p.oh * p.ow > 0;
+  dnnl::pooling_forward pool_forward;
+  dnnl::pooling_backward pool_backward;
+  memory::desc pooled = d.md(pooled_dims, tag::nhwc), grad_pooled = pooled;
+  memory::desc workspace({p.n * p.oh * p.ow * p.c}, memory::data_type::u8, tag::x);
+  memory::desc scratch_pool_forward, scratch_pool_backward;
+  if (!native_pool) {
+    const dnnl::pooling_forward::primitive_desc pool_fwd(
+        dnnl::pooling_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::pooling_max,
+                                    conv_out, d.md(pooled_dims, tag::any), pool_strides, window,
+                                    pool_padding, pool_padding),
+        attributes(), engine());
+    const dnnl::pooling_backward::primitive_desc pool_bwd(
+        dnnl::pooling_backward::desc(dnnl::algorithm::pooling_max, conv_out, pool_fwd.dst_desc(),
+                                     pool_strides, window, pool_padding, pool_padding),
+        attributes(), engine(), pool_fwd);
+    pool_forward = dnnl::pooling_forward(pool_fwd);
+    pool_backward = dnnl::pooling_backward(pool_bwd);
+    pooled = pool_fwd.dst_desc();
+    grad_pooled = pool_bwd.diff_dst_desc();
+    workspace = pool_fwd.workspace_desc();
+    scratch_pool_forward = pool_fwd.scratchpad_desc();
+    scratch_pool_backward = pool_bwd.scratchpad_desc();
+  }
 
   const dnnl::convolution_backward_weights::primitive_desc conv_w(
       dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src,
@@ -104,23 +125,24 @@ Plan make_plan(const Key& k) {
   const memory::desc user_x = d.md(d.src, k.x_nhwc ? tag::nhwc : tag::nchw);
   const memory::desc user_pooled = d.md(pooled_dims, k.out_nhwc ? tag::nhwc : tag::nchw);
   const memory::desc oihw = d.md(d.weights, d.weights_tag);
-  return Plan{dnnl::convolution_forward(conv_fwd),
-              dnnl::pooling_forward(pool_fwd),
-              dnnl::pooling_backward(pool_bwd),
+  return Plan{native_pool,
+              dnnl::convolution_forward(conv_fwd),
+              pool_forward,
+              pool_backward,
               dnnl::convolution_backward_weights(conv_w),
               dnnl::convolution_backward_data(conv_d),
               conv_out,
-              pool_fwd.workspace_desc(),
+              workspace,
               bias,
               conv_fwd.scratchpad_desc(),
-              pool_fwd.scratchpad_desc(),
-              pool_bwd.scratchpad_desc(),
+              scratch_pool_forward,
+              scratch_pool_backward,
               conv_w.scratchpad_desc(),
               conv_d.scratchpad_desc(),
               Layout(user_x, src, true, false),
               Layout(oihw, conv_fwd.weights_desc(), true, false),
-              Layout(user_pooled, pool_fwd.dst_desc(), false, true),
-              Layout(user_pooled, pool_bwd.diff_dst_desc(), true, false),
+              Layout(user_pooled, pooled, false, true),
+              Layout(user_pooled, grad_pooled, true, false),
               Layout(oihw, conv_w.diff_weights_desc(), false, true),
               Layout(oihw, conv_d.weights_desc(), true, false),
               Layout(user_x, conv_d.diff_src_desc(), false, true)};
@@ -177,11 +199,18 @@ ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2
 
     saved.workspace = kept_buffer(e->workspace);
     const memory pooled = e->pooled.output(out, scratch);
-    execute(e->pool_forward, e->scratch_pool_forward,
-            {{DNNL_ARG_SRC, conv_out},
-             {DNNL_ARG_DST, pooled},
-             {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
-            scratch);
+    if (e->native_pool) {
+      stream().wait();  // the convolution's output is complete
+      native::max_pool_2x2_nhwc(pool, static_cast<const float*>(conv_out.get_data_handle()),
+                                static_cast<float*>(pooled.get_data_handle()),
+                                static_cast<uint8_t*>(saved.workspace.data_ptr()));
+    } else {
+      execute(e->pool_forward, e->scratch_pool_forward,
+              {{DNNL_ARG_SRC, conv_out},
+               {DNNL_ARG_DST, pooled},
+               {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
+              scratch);
+    }
     e->pooled.finish(pooled, out, scratch);
     stream().wait();
     scratch.check_guards("conv2d_max_pool2d");
@@ -197,11 +226,20 @@ void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& 
     const auto e = plan(conv, pool, saved.bias, saved.x_channels_last, saved.out_channels_last);
     Scratch scratch;
     const memory grad_conv = scratch.make(e->conv_out);  // written whole by the pooling backward
-    execute(e->pool_backward, e->scratch_pool_backward,
-            {{DNNL_ARG_DIFF_DST, e->grad_pooled.input(grad_out, scratch)},
-             {DNNL_ARG_DIFF_SRC, grad_conv},
-             {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
-            scratch);
+    const memory grad_pooled = e->grad_pooled.input(grad_out, scratch);
+    if (e->native_pool) {
+      stream().wait();  // the reorder of grad_out, if any, is complete
+      native::max_pool_2x2_nhwc_backward(pool,
+                                         static_cast<const float*>(grad_pooled.get_data_handle()),
+                                         static_cast<const uint8_t*>(saved.workspace.data_ptr()),
+                                         static_cast<float*>(grad_conv.get_data_handle()));
+    } else {
+      execute(e->pool_backward, e->scratch_pool_backward,
+              {{DNNL_ARG_DIFF_DST, grad_pooled},
+               {DNNL_ARG_DIFF_SRC, grad_conv},
+               {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
+              scratch);
+    }
     if (grad_weight.defined() || grad_bias.defined()) {  // one primitive computes both
       const memory dw = grad_weight.defined() ? e->grad_weights.output(grad_weight, scratch)
                                               : scratch.make(e->grad_weights.inner);
