@@ -16,6 +16,13 @@
 //                       16], [128, 128, 8, 8], [128, 256, 4, 4], [128, 512, 2, 2]) and the
 //                       stem's output on 3x128x128 inputs, batch 64 (layer 4: [64, 64, 64, 64]);
 //                       algo 0 is oneDNN, 1 exadnn's channel-parallel loops (the default)
+//   conv_pool/train     conv2d_max_pool2d (the fused Conv2d, MaxPool2d 2x2 node) forward +
+//   backward,
+//                       f32, algo 0: oneDNN's step (ConvAlgorithm::onednn), 1: the default
+//                       (`fastest`: exadnn's loop where it takes the problem — few input
+//                       channels — else oneDNN's convolution with exadnn's channels-last
+//                       pooling); problems 0..5: the CNN's conv1 and conv2, RGB 5x5 and 3x3
+//                       first layers, a 7x7 layer of 4 channels, conv1 with its input's gradient
 //   cnn/step            the whole CNN's forward + backward (conv-relu-pool twice, linear 1024->256,
 //                       relu, linear 256->10, log_softmax loss), no optimizer: samples/s
 // GFLOP/s counts 2·N·O·OH·OW·C/g·KH·KW per convolution pass (forward, backward data, backward
@@ -146,6 +153,43 @@ void BM_batch_norm_train(benchmark::State& state) {
                                               benchmark::Counter::kIsIterationInvariantRate);
 }
 
+struct ConvPoolProblem {
+  Shape x, w;
+  int64_t pad;
+  bool input_grad;
+};
+
+const ConvPoolProblem kConvPool[] = {
+    {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, false}, {{128, 32, 12, 12}, {64, 32, 5, 5}, 0, true},
+    {{128, 3, 32, 32}, {32, 3, 5, 5}, 0, false}, {{128, 3, 32, 32}, {64, 3, 3, 3}, 1, false},
+    {{32, 4, 64, 64}, {32, 4, 7, 7}, 3, false},  {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, true}};
+
+void BM_conv_pool_train(benchmark::State& state) {
+  set_num_threads(static_cast<int>(state.range(2)));
+  const ConvAlgorithm a = state.range(1) == 0 ? ConvAlgorithm::onednn : ConvAlgorithm::fastest;
+  state.SetLabel(conv_algorithm_name(a));
+  ConvAlgorithmGuard guard(a);
+  const ConvPoolProblem& p = kConvPool[state.range(0)];
+  Generator gen(1);
+  Tensor x = randn(p.x, {}, &gen).requires_grad_(p.input_grad);
+  Tensor w = randn(p.w, {}, &gen).requires_grad_(), b = randn({p.w[0]}, {}, &gen).requires_grad_();
+  const Conv2dParams params{.padding = p.pad};
+  const Tensor g = randn(conv2d_max_pool2d(x, w, b, params, 2, 2, 0).shape(), {}, &gen);
+  auto step = [&] {
+    conv2d_max_pool2d(x, w, b, params, 2, 2, 0).backward(g);
+    w.zero_grad();
+    b.zero_grad();
+    x.zero_grad();
+  };
+  step();
+  for (auto _ : state) step();
+  const Shape o = conv2d_output_shape(p.x, p.w, params);
+  const double flops =
+      2.0 * static_cast<double>(o.numel()) * static_cast<double>(p.w[1] * p.w[2] * p.w[3]);
+  state.counters["GFLOP/s"] = benchmark::Counter((p.input_grad ? 3.0 : 2.0) * flops / 1e9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // The CNN of configs/fashion_mnist_cnn.yaml written with functional ops.
 void BM_cnn_step(benchmark::State& state) {
   setup(state);
@@ -197,6 +241,14 @@ void batch_norm_args(benchmark::internal::Benchmark* b) {
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 
+void conv_pool_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"problem", "algo", "threads"});
+  for (int64_t threads : {1, 2})
+    for (int64_t problem = 0; problem < 6; ++problem)
+      for (int64_t a : {0, 1}) b->Args({problem, a, threads});
+  b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+}
+
 void step_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"unused", "algo", "threads", "bf16"});
   for (int64_t bf16 : {0, 1})
@@ -209,6 +261,7 @@ BENCHMARK(BM_conv_forward)->Name("conv/forward")->Apply(layer_args);
 BENCHMARK(BM_conv_train)->Name("conv/train")->Apply(layer_args);
 BENCHMARK(BM_pool_train)->Name("pool/train")->Apply(layer_args);
 BENCHMARK(BM_batch_norm_train)->Name("batch_norm/train")->Apply(batch_norm_args);
+BENCHMARK(BM_conv_pool_train)->Name("conv_pool/train")->Apply(conv_pool_args);
 BENCHMARK(BM_cnn_step)->Name("cnn/step")->Apply(step_args);
 
 }  // namespace
