@@ -86,15 +86,10 @@ void max_pool_3x3_s2_plane(const Pool2dGeometry& g, const T* src, T* dst, int32_
 /// most 4 input channels, output channels a multiple of 16, kernel width <= 7, the pooling 2x2,
 /// stride 2, no padding).
 bool conv_pool_fits(const Conv2dGeometry& conv, const Pool2dGeometry& pool);
-/// Its forward and backward (the Conv2dMaxPool kernels' contract). Its workspace is an i32
-/// tensor [n, ph, pw, o] (oneDNN's is u8 bytes): conv_pool_wrote tells which path wrote it.
-ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
-                                         const Tensor& out, const Tensor& x, const Tensor& weight,
-                                         const Tensor& bias);
-void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
-                              const Tensor& grad_x, const Tensor& grad_weight,
-                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
-                              const ConvMaxPoolSaved& saved);
+/// Its forward and backward (the Conv2dMaxPool kernels' contract, nn_kernels.h). Its workspace is
+/// an i32 tensor [n, ph, pw, o] (oneDNN's is u8 bytes): conv_pool_wrote tells which path wrote it.
+Conv2dMaxPoolForwardKernel conv2d_max_pool_forward;
+Conv2dMaxPoolBackwardKernel conv2d_max_pool_backward;
 bool conv_pool_wrote(const ConvMaxPoolSaved& saved);
 /// Max pooling 2x2, stride 2, no padding (is_max_pool_2x2) of channels-last f32 memory
 /// [g.n, g.h, g.w, g.c] into dst [g.n, g.oh, g.ow, g.c], codes the same shape: each maximum's

@@ -166,6 +166,41 @@ void execute(const dnnl::primitive& prim, const memory::desc& scratchpad,
   prim.execute(stream(), args);
 }
 
+// pooled (and the workspace) from the convolution's output, as the plan says: exadnn's
+// channels-last loop or oneDNN's primitive.
+void pool_forward(const Plan& e, const Pool2dGeometry& pool, const memory& conv_out,
+                  const memory& pooled, const Tensor& workspace, Scratch& scratch) {
+  if (!e.native_pool) {
+    execute(e.pool_forward, e.scratch_pool_forward,
+            {{DNNL_ARG_SRC, conv_out},
+             {DNNL_ARG_DST, pooled},
+             {DNNL_ARG_WORKSPACE, wrap(e.workspace, workspace)}},
+            scratch);
+    return;
+  }
+  stream().wait();  // the convolution's output is complete
+  native::max_pool_2x2_nhwc(pool, static_cast<const float*>(conv_out.get_data_handle()),
+                            static_cast<float*>(pooled.get_data_handle()),
+                            static_cast<uint8_t*>(workspace.data_ptr()));
+}
+
+// The convolution's output gradient (written whole) from the pooled one, as the plan says.
+void pool_backward(const Plan& e, const Pool2dGeometry& pool, const memory& grad_pooled,
+                   const memory& grad_conv, const Tensor& workspace, Scratch& scratch) {
+  if (!e.native_pool) {
+    execute(e.pool_backward, e.scratch_pool_backward,
+            {{DNNL_ARG_DIFF_DST, grad_pooled},
+             {DNNL_ARG_DIFF_SRC, grad_conv},
+             {DNNL_ARG_WORKSPACE, wrap(e.workspace, workspace)}},
+            scratch);
+    return;
+  }
+  stream().wait();  // the reorder of grad_out, if any, is complete
+  native::max_pool_2x2_nhwc_backward(pool, static_cast<const float*>(grad_pooled.get_data_handle()),
+                                     static_cast<const uint8_t*>(workspace.data_ptr()),
+                                     static_cast<float*>(grad_conv.get_data_handle()));
+}
+
 }  // namespace
 
 ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
@@ -199,18 +234,7 @@ ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2
 
     saved.workspace = kept_buffer(e->workspace);
     const memory pooled = e->pooled.output(out, scratch);
-    if (e->native_pool) {
-      stream().wait();  // the convolution's output is complete
-      native::max_pool_2x2_nhwc(pool, static_cast<const float*>(conv_out.get_data_handle()),
-                                static_cast<float*>(pooled.get_data_handle()),
-                                static_cast<uint8_t*>(saved.workspace.data_ptr()));
-    } else {
-      execute(e->pool_forward, e->scratch_pool_forward,
-              {{DNNL_ARG_SRC, conv_out},
-               {DNNL_ARG_DST, pooled},
-               {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
-              scratch);
-    }
+    pool_forward(*e, pool, conv_out, pooled, saved.workspace, scratch);
     e->pooled.finish(pooled, out, scratch);
     stream().wait();
     scratch.check_guards("conv2d_max_pool2d");
@@ -227,19 +251,7 @@ void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& 
     Scratch scratch;
     const memory grad_conv = scratch.make(e->conv_out);  // written whole by the pooling backward
     const memory grad_pooled = e->grad_pooled.input(grad_out, scratch);
-    if (e->native_pool) {
-      stream().wait();  // the reorder of grad_out, if any, is complete
-      native::max_pool_2x2_nhwc_backward(pool,
-                                         static_cast<const float*>(grad_pooled.get_data_handle()),
-                                         static_cast<const uint8_t*>(saved.workspace.data_ptr()),
-                                         static_cast<float*>(grad_conv.get_data_handle()));
-    } else {
-      execute(e->pool_backward, e->scratch_pool_backward,
-              {{DNNL_ARG_DIFF_DST, grad_pooled},
-               {DNNL_ARG_DIFF_SRC, grad_conv},
-               {DNNL_ARG_WORKSPACE, wrap(e->workspace, saved.workspace)}},
-              scratch);
-    }
+    pool_backward(*e, pool, grad_pooled, grad_conv, saved.workspace, scratch);
     if (grad_weight.defined() || grad_bias.defined()) {  // one primitive computes both
       const memory dw = grad_weight.defined() ? e->grad_weights.output(grad_weight, scratch)
                                               : scratch.make(e->grad_weights.inner);
