@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "exadnn/exadnn.h"
 #include "exadnn/data/data_loader.h"
+#include "exadnn/exadnn.h"
 #include "exadnn/train/config.h"
 #include "exadnn/train/datasets.h"
 #include "exadnn/train/losses.h"
@@ -45,8 +45,8 @@ std::vector<T> read(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   EXADNN_CHECK(f.good(), "wide_mlp_equivalence", "cannot read ", path);
   const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  EXADNN_CHECK(bytes.size() % sizeof(T) == 0, "wide_mlp_equivalence", path, " holds ",
-               bytes.size(), " bytes, not whole values");
+  EXADNN_CHECK(bytes.size() % sizeof(T) == 0, "wide_mlp_equivalence", path, " holds ", bytes.size(),
+               " bytes, not whole values");
   std::vector<T> values(bytes.size() / sizeof(T));
   std::memcpy(values.data(), bytes.data(), bytes.size());
   return values;
@@ -148,8 +148,8 @@ void run(const std::string& dir, const std::string& config_path, const std::stri
   }
   NoGradGuard no_grad;
   net->eval();
-  write_f64(out + "/logits.f64", net->forward(read_f64(dir + "/test_x.f64", {kTest, 1, 28, 28})
-                                                  .to(dtype)));
+  write_f64(out + "/logits.f64",
+            net->forward(read_f64(dir + "/test_x.f64", {kTest, 1, 28, 28}).to(dtype)));
   std::printf("exadnn %s losses:", dtype_name.c_str());
   for (double l : losses) std::printf(" %.9f", l);
   std::printf("\n");
