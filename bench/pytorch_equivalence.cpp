@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "equivalence_io.h"
 #include "exadnn/exadnn.h"
 #include "exadnn/train/resnet.h"
 
@@ -27,58 +28,7 @@ namespace {
 
 constexpr int64_t kBatch = 128, kTest = 256, kPixels = 3 * 64 * 64;
 
-/// The whole file `path` as values of T; an Error unless it holds a whole number of them.
-template <class T>
-std::vector<T> read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  EXADNN_CHECK(f.good(), "pytorch_equivalence", "cannot read ", path);
-  const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  EXADNN_CHECK(bytes.size() % sizeof(T) == 0, "pytorch_equivalence", path, " holds ", bytes.size(),
-               " bytes, not whole values");
-  std::vector<T> values(bytes.size() / sizeof(T));
-  std::memcpy(values.data(), bytes.data(), bytes.size());
-  return values;
-}
-
-/// `path` as a tensor of `shape` (its size must match).
-Tensor read_f64(const std::string& path, const Shape& shape) {
-  const std::vector<double> values = read<double>(path);
-  EXADNN_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "pytorch_equivalence", path,
-               " holds ", values.size(), " values, not ", shape);
-  return from_vector<double>(values, shape);
-}
-
-void write_f64(const std::string& path, const Tensor& t) {
-  const std::vector<double> values = to_vector<double>(t.detach());
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(values.data()),
-          static_cast<std::streamsize>(values.size() * sizeof(double)));
-  EXADNN_CHECK(f.good(), "pytorch_equivalence", "cannot write ", path);
-}
-
-/// PyTorch's state: each line of DIR/state.txt ("name d0 d1 ...") read from DIR/init/name.f64.
-StateDict read_state(const std::string& dir) {
-  std::ifstream list(dir + "/state.txt");
-  EXADNN_CHECK(list.good(), "pytorch_equivalence", "cannot read ", dir, "/state.txt");
-  StateDict state;
-  for (std::string line; std::getline(list, line);) {
-    std::istringstream fields(line);
-    std::string name;
-    fields >> name;
-    Shape shape;
-    for (int64_t d; fields >> d;) shape.push_back(d);
-    state.insert(name, read_f64(dir + "/init/" + name + ".f64", shape));
-  }
-  return state;
-}
-
-/// Rows [first, first + count) of `all` ([N, ...] row-major) as a tensor of `shape`.
-template <class T>
-Tensor rows(const std::vector<T>& all, int64_t first, int64_t count, int64_t row_size,
-            const Shape& shape) {
-  const auto begin = all.begin() + first * row_size;
-  return from_vector<T>(std::vector<T>(begin, begin + count * row_size), shape);
-}
+using namespace equivalence_io;  // read, read_f64, read_state, rows, write_f64
 
 void run(const std::string& dir) {
   const std::string out = dir + "/exadnn";

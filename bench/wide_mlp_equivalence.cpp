@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "equivalence_io.h"
 #include "exadnn/data/data_loader.h"
 #include "exadnn/exadnn.h"
 #include "exadnn/train/config.h"
@@ -40,55 +41,7 @@ namespace {
 
 constexpr int64_t kTest = 512, kPixels = 28 * 28;
 
-template <class T>
-std::vector<T> read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  EXADNN_CHECK(f.good(), "wide_mlp_equivalence", "cannot read ", path);
-  const std::string bytes{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
-  EXADNN_CHECK(bytes.size() % sizeof(T) == 0, "wide_mlp_equivalence", path, " holds ", bytes.size(),
-               " bytes, not whole values");
-  std::vector<T> values(bytes.size() / sizeof(T));
-  std::memcpy(values.data(), bytes.data(), bytes.size());
-  return values;
-}
-
-Tensor read_f64(const std::string& path, const Shape& shape) {
-  const std::vector<double> values = read<double>(path);
-  EXADNN_CHECK(static_cast<int64_t>(values.size()) == shape.numel(), "wide_mlp_equivalence", path,
-               " holds ", values.size(), " values, not ", shape);
-  return from_vector<double>(values, shape);
-}
-
-void write_f64(const std::string& path, const Tensor& t) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  const std::vector<double> values = to_vector<double>(t.detach().to(DType::f64));
-  std::ofstream f(path, std::ios::binary);
-  f.write(reinterpret_cast<const char*>(values.data()),
-          static_cast<std::streamsize>(values.size() * sizeof(double)));
-  EXADNN_CHECK(f.good(), "wide_mlp_equivalence", "cannot write ", path);
-}
-
-StateDict read_state(const std::string& dir, DType dtype) {
-  std::ifstream list(dir + "/state.txt");
-  EXADNN_CHECK(list.good(), "wide_mlp_equivalence", "cannot read ", dir, "/state.txt");
-  StateDict state;
-  for (std::string line; std::getline(list, line);) {
-    std::istringstream fields(line);
-    std::string name;
-    fields >> name;
-    Shape shape;
-    for (int64_t d; fields >> d;) shape.push_back(d);
-    state.insert(name, read_f64(dir + "/init/" + name + ".f64", shape).to(dtype));
-  }
-  return state;
-}
-
-template <class T>
-Tensor rows(const std::vector<T>& all, int64_t first, int64_t count, int64_t row_size,
-            const Shape& shape) {
-  const auto begin = all.begin() + first * row_size;
-  return from_vector<T>(std::vector<T>(begin, begin + count * row_size), shape);
-}
+using namespace equivalence_io;  // read, read_f64, read_state, rows, write_f64
 
 void run(const std::string& dir, const std::string& config_path, const std::string& dtype_name) {
   EXADNN_CHECK(dtype_name == "f64" || dtype_name == "f32", "wide_mlp_equivalence",
