@@ -15,7 +15,9 @@
 # epochs 2..EPOCHS (the first epoch, printed apart, includes each framework's warm-up: PyTorch's
 # first CNN epoch runs ~30 % slower), and the figures are medians over RUNS alternating runs
 # (default 5). Training time only: exadnn's --metrics-out per-epoch samples/s, and
-# compare_pytorch.py's own clock around the same loop.
+# compare_pytorch.py's own clock around the same loop. Both train on the same number of full
+# batches an epoch: compare_pytorch.py leaves out the epoch's last, shorter batch, and exadnn runs
+# with data.drop_last=true (its default trains on that batch too: one more step with fewer images).
 #
 # PyTorch gets its best configuration, probed first (2 short epochs of a few batches each, the
 # second timed): PyTorch threads x OpenBLAS threads in {1, 2}, and for the convolutional models
@@ -122,7 +124,7 @@ for model in $MODELS; do
   for run in $(seq "$RUNS"); do  # run r: seed r - 1 on both sides (one seed's accuracy is noise)
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS "$EXADNN" train \
       --config "$(config $model)" "${exset[@]}" --set epochs=$EPOCHS --set threads=$THREADS \
-      --set seed=$((run - 1)) --metrics-out "$tmp/ex.$model.$run.json" > "$tmp/ex.$model.out"
+      --set data.drop_last=true --set seed=$((run - 1)) --metrics-out "$tmp/ex.$model.$run.json" > "$tmp/ex.$model.out"
     sed -n 's/^model: \([0-9]*\) parameters$/\1/p' "$tmp/ex.$model.out" > "$tmp/ex.$model.params"
     torch_run $model $EPOCHS $tt $bb $cl "${data[@]}" --seed $((run - 1)) > "$tmp/pt.$model.$run.json"
   done

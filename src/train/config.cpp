@@ -166,10 +166,11 @@ void parse_data_layout(const YAML::Node& node, DataSpec& d, Problems& problems) 
 }
 
 void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
-  if (!check_keys(node, {"dataset",      "path",        "batch_size",  "shuffle", "train_images",
-                         "train_labels", "test_images", "test_labels", "train",   "test",
-                         "label_column", "header",      "file",        "train_x", "train_y",
-                         "test_x",       "test_y",      "in_memory",   "stream",  "layout"},
+  if (!check_keys(node, {"dataset",      "path",         "batch_size",  "shuffle",     "drop_last",
+                         "train_images", "train_labels", "test_images", "test_labels", "train",
+                         "test",         "label_column", "header",      "file",        "train_x",
+                         "train_y",      "test_x",       "test_y",      "in_memory",   "stream",
+                         "layout"},
                   "data", problems))
     return;
   // An application plugin's dataset kind (cbed-space-group) is loaded by asking for it first.
@@ -181,6 +182,7 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   read_count(node["batch_size"], "data.batch_size", 1, kMaxBatch, d.batch_size,
              problems.reporter());
   read(node, "shuffle", d.shuffle, "data", problems, "true or false");
+  read(node, "drop_last", d.drop_last, "data", problems, "true or false");
   read(node, "train_images", d.train_images, "data", problems, "a path");
   read(node, "train_labels", d.train_labels, "data", problems, "a path");
   read(node, "test_images", d.test_images, "data", problems, "a path");
@@ -197,6 +199,10 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   read(node, "in_memory", d.in_memory, "data", problems, "true or false");
   parse_data_stream(node["stream"], d, problems);
   parse_data_layout(node["layout"], d, problems);
+  if (d.drop_last && d.stream_buffer_mb > 0)
+    problems.add(node["drop_last"],
+                 "'data.drop_last' cannot apply to a streamed training set (data.stream): the "
+                 "stream's epochs end where its own batches do");
   const std::string lacks =
       train::datasets().contains(d.dataset) ? train::datasets().at(d.dataset).missing(d) : "";
   if (!lacks.empty()) problems.add(node, detail::cat("dataset '", d.dataset, "' ", lacks));

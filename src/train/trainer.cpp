@@ -218,6 +218,7 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
     data::DataLoaderOptions options = r.strategy->shard(data::DataLoaderOptions()
                                                             .batch_size(cfg.data.batch_size)
                                                             .shuffle(cfg.data.shuffle)
+                                                            .drop_last(cfg.data.drop_last)
                                                             .seed(cfg.seed)
                                                             .transform(r.data.transform));
     if (r.data.stream)
@@ -225,6 +226,10 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
     return std::make_unique<data::DataLoader>(std::move(set), std::move(options));
   };
   r.loader = r.make_loader(r.balanced ? r.balanced->epoch_view(r.data.train, 0) : r.data.train);
+  EXADNN_CHECK(!r.config.data.drop_last || r.loader->batches_per_epoch() > 0, "data",
+               "data.drop_last: this rank's share of the training set is shorter than one batch "
+               "of ",
+               r.config.data.batch_size, " examples, so an epoch would take no step");
   TrainingRecipe recipe;
   recipe.make_optimizer = [&r](std::vector<Tensor> p) { return r.make_optimizer(std::move(p)); };
   recipe.make_model = r.make_model;

@@ -39,6 +39,19 @@ TEST(Config, FlushDenormalsIsOnUnlessSaidOtherwise) {
                       "'config.flush_denormals' must be true or false, got 'sometimes'");
 }
 
+TEST(Config, DropLastIsOffUnlessSaidOtherwise) {
+  const std::string yaml = train::default_config_yaml();
+  EXPECT_FALSE(parse_config(yaml, "default").data.drop_last);
+  EXPECT_TRUE(parse_config(yaml, "default", {"data.drop_last=true"}).data.drop_last);
+  EXPECT_EXADNN_ERROR(parse_config(yaml, "default", {"data.drop_last=1.5"}),
+                      "'data.drop_last' must be true or false, got '1.5'");
+  EXPECT_EXADNN_ERROR(parse_config("data: {dataset: fashion-mnist, drop_last: true,\n"
+                                   "       stream: {buffer_mb: 64}}\n"
+                                   "model: [flatten, {linear: {out: 10}}]\n",
+                                   "streamed.yaml"),
+                      "streamed.yaml:1: 'data.drop_last' cannot apply to a streamed training set");
+}
+
 TEST(Config, EveryProblemIsReportedWithItsLine) {
   const std::string text =
       "data: {dataset: imagenet, batch_size: 32}\n"  // line 1: bad dataset

@@ -83,6 +83,36 @@ TEST(Trainer, HooksSeeEveryStepEpochAndCheckpoint) {
   EXPECT_DOUBLE_EQ(trainer.evaluate(), accuracy);
 }
 
+// data.drop_last: 200 images in batches of 16 are 12 full batches and one of 8; with drop_last the
+// epoch takes the 12 full ones only (192 examples), without it all 13 (200). A training set
+// shorter than one batch is refused rather than training on nothing.
+TEST(Trainer, DropLastLeavesOutTheShortBatch) {
+  const exadnn::testing::ScratchDir dir("exadnn_train_");
+  fixtures::write_split(dir.path(), "train", 200, 1);
+  fixtures::write_split(dir.path(), "test", 60, 2);
+  for (bool drop : {false, true}) {
+    train::TrainConfig config = fixtures::tiny_config(dir.path(), 1);
+    config.data.drop_last = drop;
+    train::Trainer trainer(config);
+    int64_t batches = 0, steps = 0, examples = 0, smallest = 16;
+    trainer.on_epoch_start([&](int64_t, int64_t, int64_t b) { batches = b; });
+    trainer.on_step([&](const train::StepEvent& s) {
+      ++steps;
+      examples += s.examples;
+      smallest = std::min(smallest, s.examples);
+    });
+    trainer.fit();
+    EXPECT_EQ(batches, drop ? 12 : 13) << "drop_last " << drop;
+    EXPECT_EQ(steps, batches);
+    EXPECT_EQ(examples, drop ? 192 : 200);
+    EXPECT_EQ(smallest, drop ? 16 : 8);
+  }
+  train::TrainConfig too_few = fixtures::tiny_config(dir.path(), 1);
+  too_few.data.drop_last = true;
+  too_few.data.batch_size = 256;
+  EXPECT_EXADNN_ERROR(train::Trainer(too_few).fit(), "shorter than one batch of 256 examples");
+}
+
 // A training run hands back every block it takes: the MemoryManager's live-block count and bytes
 // in use return to their start values once the Trainer is gone (a leak of one tensor per step
 // would grow them by hundreds here; the cache may keep freed blocks, which are not live).
