@@ -22,7 +22,9 @@
 //                       (`fastest`: exadnn's loop where it takes the problem — few input
 //                       channels — else oneDNN's convolution with exadnn's channels-last
 //                       pooling); problems 0..5: the CNN's conv1 and conv2, RGB 5x5 and 3x3
-//                       first layers, a 7x7 layer of 4 channels, conv1 with its input's gradient
+//                       first layers, a 7x7 layer of 4 channels, conv1 with its input's gradient;
+//                       6, 7: 3x3 channels-last layers with their input's gradient (64 -> 64,
+//                       16 -> 32 channels, 16x16 images)
 //   cnn/step            the whole CNN's forward + backward (conv-relu-pool twice, linear 1024->256,
 //                       relu, linear 256->10, log_softmax loss), no optimizer: samples/s
 // GFLOP/s counts 2·N·O·OH·OW·C/g·KH·KW per convolution pass (forward, backward data, backward
@@ -160,9 +162,10 @@ struct ConvPoolProblem {
 };
 
 const ConvPoolProblem kConvPool[] = {
-    {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, false}, {{128, 32, 12, 12}, {64, 32, 5, 5}, 0, true},
-    {{128, 3, 32, 32}, {32, 3, 5, 5}, 0, false}, {{128, 3, 32, 32}, {64, 3, 3, 3}, 1, false},
-    {{32, 4, 64, 64}, {32, 4, 7, 7}, 3, false},  {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, true}};
+    {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, false},  {{128, 32, 12, 12}, {64, 32, 5, 5}, 0, true},
+    {{128, 3, 32, 32}, {32, 3, 5, 5}, 0, false},  {{128, 3, 32, 32}, {64, 3, 3, 3}, 1, false},
+    {{32, 4, 64, 64}, {32, 4, 7, 7}, 3, false},   {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, true},
+    {{128, 64, 16, 16}, {64, 64, 3, 3}, 1, true}, {{128, 16, 16, 16}, {32, 16, 3, 3}, 1, true}};
 
 void BM_conv_pool_train(benchmark::State& state) {
   set_num_threads(static_cast<int>(state.range(2)));
@@ -244,7 +247,7 @@ void batch_norm_args(benchmark::internal::Benchmark* b) {
 void conv_pool_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"problem", "algo", "threads"});
   for (int64_t threads : {1, 2})
-    for (int64_t problem = 0; problem < 6; ++problem)
+    for (int64_t problem = 0; problem < std::ssize(kConvPool); ++problem)
       for (int64_t a : {0, 1}) b->Args({problem, a, threads});
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
