@@ -24,7 +24,8 @@
 //                       pooling); problems 0..5: the CNN's conv1 and conv2, RGB 5x5 and 3x3
 //                       first layers, a 7x7 layer of 4 channels, conv1 with its input's gradient;
 //                       6, 7: 3x3 channels-last layers with their input's gradient (64 -> 64,
-//                       16 -> 32 channels, 16x16 images)
+//                       16 -> 32 channels, 16x16 images); 8: conv1 writing channels-last, with a
+//                       channels-last gradient, as in the CNN's training
 //   cnn/step            the whole CNN's forward + backward (conv-relu-pool twice, linear 1024->256,
 //                       relu, linear 256->10, log_softmax loss), no optimizer: samples/s
 // GFLOP/s counts 2·N·O·OH·OW·C/g·KH·KW per convolution pass (forward, backward data, backward
@@ -159,13 +160,15 @@ struct ConvPoolProblem {
   Shape x, w;
   int64_t pad;
   bool input_grad;
+  bool nhwc_out = false;  // the output and its gradient channels-last (as the CNN's conv1 writes)
 };
 
 const ConvPoolProblem kConvPool[] = {
-    {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, false},  {{128, 32, 12, 12}, {64, 32, 5, 5}, 0, true},
-    {{128, 3, 32, 32}, {32, 3, 5, 5}, 0, false},  {{128, 3, 32, 32}, {64, 3, 3, 3}, 1, false},
-    {{32, 4, 64, 64}, {32, 4, 7, 7}, 3, false},   {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, true},
-    {{128, 64, 16, 16}, {64, 64, 3, 3}, 1, true}, {{128, 16, 16, 16}, {32, 16, 3, 3}, 1, true}};
+    {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, false},      {{128, 32, 12, 12}, {64, 32, 5, 5}, 0, true},
+    {{128, 3, 32, 32}, {32, 3, 5, 5}, 0, false},      {{128, 3, 32, 32}, {64, 3, 3, 3}, 1, false},
+    {{32, 4, 64, 64}, {32, 4, 7, 7}, 3, false},       {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, true},
+    {{128, 64, 16, 16}, {64, 64, 3, 3}, 1, true},     {{128, 16, 16, 16}, {32, 16, 3, 3}, 1, true},
+    {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, false, true}};
 
 void BM_conv_pool_train(benchmark::State& state) {
   set_num_threads(static_cast<int>(state.range(2)));
@@ -177,18 +180,20 @@ void BM_conv_pool_train(benchmark::State& state) {
   Tensor x = randn(p.x, {}, &gen).requires_grad_(p.input_grad);
   Tensor w = randn(p.w, {}, &gen).requires_grad_(), b = randn({p.w[0]}, {}, &gen).requires_grad_();
   const Conv2dParams params{.padding = p.pad};
-  const Tensor g = randn(conv2d_max_pool2d(x, w, b, params, 2, 2, 0).shape(), {}, &gen);
+  const MemoryFormat format = p.nhwc_out ? MemoryFormat::channels_last : MemoryFormat::contiguous;
+  const Shape o = conv2d_max_pool2d(x, w, b, params, 2, 2, 0).shape();
+  const Tensor g = p.nhwc_out ? randn({o[0], o[2], o[3], o[1]}, {}, &gen).permute({0, 3, 1, 2})
+                              : randn(o, {}, &gen);
   auto step = [&] {
-    conv2d_max_pool2d(x, w, b, params, 2, 2, 0).backward(g);
+    conv2d_max_pool2d(x, w, b, params, 2, 2, 0, format).backward(g);
     w.zero_grad();
     b.zero_grad();
     x.zero_grad();
   };
   step();
   for (auto _ : state) step();
-  const Shape o = conv2d_output_shape(p.x, p.w, params);
-  const double flops =
-      2.0 * static_cast<double>(o.numel()) * static_cast<double>(p.w[1] * p.w[2] * p.w[3]);
+  const double flops = 2.0 * static_cast<double>(conv2d_output_shape(p.x, p.w, params).numel()) *
+                       static_cast<double>(p.w[1] * p.w[2] * p.w[3]);
   state.counters["GFLOP/s"] = benchmark::Counter((p.input_grad ? 3.0 : 2.0) * flops / 1e9,
                                                  benchmark::Counter::kIsIterationInvariantRate);
 }

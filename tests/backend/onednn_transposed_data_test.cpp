@@ -70,9 +70,9 @@ TEST(TransposedBackwardData, MatchesOnednnsBackwardDataBitForBit) {
   };
   for (const Problem& p : problems) {
     const Conv2dGeometry g = conv_of(p);
-    SCOPED_TRACE(::testing::Message() << "c " << p.c << " " << p.h << "x" << p.w << " o " << p.o
-                                      << " kernel " << p.kh << "x" << p.kw << " pad " << p.pad_h
-                                      << "," << p.pad_w);
+    SCOPED_TRACE(::testing::Message()
+                 << "c " << p.c << " " << p.h << "x" << p.w << " o " << p.o << " kernel " << p.kh
+                 << "x" << p.kw << " pad " << p.pad_h << "," << p.pad_w);
     ASSERT_TRUE(onednn::transposed_data_takes(g));
     const Tensor dy = grid({g.n, g.o, g.oh, g.ow}, 1), w = grid({g.o, g.c, g.kh, g.kw}, 2);
     const Tensor reference = empty({g.n, g.c, g.h, g.w});

@@ -62,6 +62,7 @@ struct Strides {
   int64_t n, c, h, w;
   explicit Strides(const Tensor& t)
       : n(t.strides()[0]), c(t.strides()[1]), h(t.strides()[2]), w(t.strides()[3]) {}
+  Strides(int64_t sn, int64_t sc, int64_t sh, int64_t sw) : n(sn), c(sc), h(sh), w(sw) {}
   int64_t at(int64_t in, int64_t ic, int64_t iy, int64_t ix) const {
     return in * n + ic * c + iy * h + ix * w;
   }
@@ -282,10 +283,23 @@ void unpool_image(const Shape4& s, const PooledGrad& g, int64_t oh, int64_t ow, 
       }
 }
 
-// Per-thread scratch: the padded image.
+// Per-thread scratch: the padded image, and (backward) the image's pooled gradient channels-last.
 struct ThreadScratch {
-  std::vector<float> xp;
+  std::vector<float> xp, grad;
 };
+
+// Image g.n's pooled gradient as the weights' loop reads it fastest: itself when channels-last
+// (16 channels are one vector load), else copied channels-last into `local` [ph, pw, o] (the
+// loop would otherwise gather each vector element by element, kh times).
+PooledGrad channels_last_grad(const Shape4& s, const PooledGrad& g, std::vector<float>& local) {
+  if (g.gs.c == 1) return g;
+  local.resize(static_cast<size_t>(s.ph * s.pw * s.o));
+  for (int64_t py = 0; py < s.ph; ++py)
+    for (int64_t px = 0; px < s.pw; ++px)
+      for (int64_t ch = 0; ch < s.o; ++ch)
+        local[(py * s.pw + px) * s.o + ch] = g.grad[g.gs.at(g.n, ch, py, px)];
+  return {local.data(), Strides(0, 1, s.pw * s.o, s.o), g.codes, 0};
+}
 
 ThreadScratch& thread_scratch(const Shape4& s) {
   thread_local ThreadScratch t;
@@ -377,7 +391,7 @@ void conv2d_max_pool_backward(const Conv2dGeometry& g, const Pool2dGeometry& p,
       ThreadScratch& t = thread_scratch(s);
       pad_image(g, s, xd, xs, n, t.xp.data());
       float* dw = partial.data() + omp_get_thread_num() * per_thread;
-      weight_grad(s, t.xp.data(), pg, dw, dw + s.taps() * s.o);
+      weight_grad(s, t.xp.data(), channels_last_grad(s, pg, t.grad), dw, dw + s.taps() * s.o);
     }
     if (dense != nullptr) unpool_image(s, pg, g.oh, g.ow, dense);
   }

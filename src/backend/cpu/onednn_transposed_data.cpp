@@ -30,12 +30,14 @@ TransposedData make_transposed_data(const Conv2dGeometry& g) {
   const memory::dims left{g.kh - 1 - g.pad_h, g.kw - 1 - g.pad_w};
   const memory::dims right{g.h - 1 + g.kh - g.oh - left[0], g.w - 1 + g.kw - g.ow - left[1]};
   const dnnl::convolution_forward::primitive_desc pd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct, dy,
-                                      make_desc(turned, f32, tag::any), memory::desc(), dx,
-                                      {1, 1}, {0, 0}, left, right),
+      dnnl::convolution_forward::desc(
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, dy,
+          make_desc(turned, f32, tag::any), memory::desc(), dx, {1, 1}, {0, 0}, left, right),
       attributes(), engine());
-  return TransposedData{dnnl::convolution_forward(pd), pd.scratchpad_desc(), dy, dx,
+  return TransposedData{dnnl::convolution_forward(pd),
+                        pd.scratchpad_desc(),
+                        dy,
+                        dx,
                         Layout(make_desc(turned, f32, tag::oihw), pd.weights_desc(), true, false),
                         pd.impl_info_str()};
 }
@@ -56,9 +58,8 @@ void turn_kernels(const Conv2dGeometry& g, const float* w, float* turned) {
 
 }  // namespace
 
-void run_transposed_data(const Conv2dGeometry& g, const TransposedData& t,
-                         const memory& diff_dst, const Tensor& weight, const memory& diff_src,
-                         Scratch& scratch) {
+void run_transposed_data(const Conv2dGeometry& g, const TransposedData& t, const memory& diff_dst,
+                         const Tensor& weight, const memory& diff_src, Scratch& scratch) {
   const Tensor turned = scratch_tensor({g.c, g.o, g.kh, g.kw}, DType::f32);
   turn_kernels(g, weight.data<float>(), turned.data<float>());
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, diff_dst},

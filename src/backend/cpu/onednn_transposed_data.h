@@ -40,8 +40,7 @@ TransposedData make_transposed_data(const Conv2dGeometry& g);
 
 /// diff_src = the input gradient for diff_dst (memory of t.diff_dst's layout) and the OIHW
 /// kernels `weight`; the turned kernels live in `scratch` for the call.
-void run_transposed_data(const Conv2dGeometry& g, const TransposedData& t,
-                         const memory& diff_dst, const Tensor& weight, const memory& diff_src,
-                         Scratch& scratch);
+void run_transposed_data(const Conv2dGeometry& g, const TransposedData& t, const memory& diff_dst,
+                         const Tensor& weight, const memory& diff_src, Scratch& scratch);
 
 }  // namespace exadnn::cpu::onednn
