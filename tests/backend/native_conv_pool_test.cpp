@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/nn_impl.h"
+#include "exact_grid.h"
 #include "exadnn/exadnn.h"
 #include "testing.h"
 
@@ -37,14 +38,7 @@ Pool2dGeometry pool_of(const Conv2dGeometry& g) {
   return p;
 }
 
-// Values k/16 for k in [-16, 16], from a hash of the index.
-Tensor grid(const Shape& shape, uint64_t salt) {
-  std::vector<float> v(static_cast<size_t>(shape.numel()));
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<float>(static_cast<int64_t>((((i + salt) * 2654435761u) >> 9) % 33) - 16) /
-           16.0f;
-  return from_vector<float>(v).reshape(shape);
-}
+using exadnn::testing::exact_sum_grid;
 
 Tensor channels_last(const Tensor& t) {
   return t.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
@@ -86,9 +80,10 @@ TEST(NativeConvPool, MatchesTheOnednnStepBitForBit) {
                                std::to_string(pr.h) + ", " + std::to_string(pr.w) + "], " +
                                std::to_string(pr.o) + " outputs, " + std::to_string(pr.k) + "x" +
                                std::to_string(pr.k) + (nhwc ? ", channels-last" : "");
-      Tensor x = grid({g.n, g.c, g.h, g.w}, 1), grad = grid({p.n, p.c, p.oh, p.ow}, 4);
+      Tensor x = exact_sum_grid({g.n, g.c, g.h, g.w}, 1),
+             grad = exact_sum_grid({p.n, p.c, p.oh, p.ow}, 4);
       if (nhwc) x = channels_last(x), grad = channels_last(grad);
-      const Tensor w = grid({g.o, g.c, g.kh, g.kw}, 2), b = grid({g.o}, 3);
+      const Tensor w = exact_sum_grid({g.o, g.c, g.kh, g.kw}, 2), b = exact_sum_grid({g.o}, 3);
       const Result native = run(g, p, x, w, b, grad, &cpu::native::conv2d_max_pool_forward,
                                 &cpu::native::conv2d_max_pool_backward);
       const Result onednn = run(g, p, x, w, b, grad, &cpu::onednn::conv2d_max_pool_forward,

@@ -9,6 +9,7 @@
 
 #include "backend/cpu/nn_impl.h"
 #include "backend/cpu/onednn_transposed_data.h"
+#include "exact_grid.h"
 #include "exadnn/exadnn.h"
 #include "testing.h"
 
@@ -30,14 +31,7 @@ Conv2dGeometry conv_of(const Problem& p) {
   return g;
 }
 
-// Values k/16 for k in [-16, 16], from a hash of the index.
-Tensor grid(const Shape& shape, uint64_t salt) {
-  std::vector<float> v(static_cast<size_t>(shape.numel()));
-  for (size_t i = 0; i < v.size(); ++i)
-    v[i] = static_cast<float>(static_cast<int64_t>((((i + salt) * 2654435761u) >> 9) % 33) - 16) /
-           16.0f;
-  return from_vector<float>(v).reshape(shape);
-}
+using exadnn::testing::exact_sum_grid;
 
 // NCHW -> the same values stored channels-last ([N, H, W, C] contiguous), and back.
 Tensor to_nhwc(const Tensor& t) {
@@ -74,7 +68,8 @@ TEST(TransposedBackwardData, MatchesOnednnsBackwardDataBitForBit) {
                  << "c " << p.c << " " << p.h << "x" << p.w << " o " << p.o << " kernel " << p.kh
                  << "x" << p.kw << " pad " << p.pad_h << "," << p.pad_w);
     ASSERT_TRUE(onednn::transposed_data_takes(g));
-    const Tensor dy = grid({g.n, g.o, g.oh, g.ow}, 1), w = grid({g.o, g.c, g.kh, g.kw}, 2);
+    const Tensor dy = exact_sum_grid({g.n, g.o, g.oh, g.ow}, 1),
+                 w = exact_sum_grid({g.o, g.c, g.kh, g.kw}, 2);
     const Tensor reference = empty({g.n, g.c, g.h, g.w});
     onednn::conv2d_backward_data(g, reference, dy, w);
     const Tensor dx = transposed_grad_x(g, dy, w);
