@@ -2,6 +2,8 @@
 
 #include <netcdf.h>
 
+#include <vector>
+
 #include "exadnn/core/error.h"
 
 namespace climate {
@@ -84,6 +86,48 @@ NetcdfWriter::NetcdfWriter(const std::string& path, const LatLonGrid& grid,
   for (int j = 0; j < grid.nlon; ++j) lon[j] = grid.lon_deg(j);
   check(nc_put_var_double(ncid_, lat_var, lat.data()), "writing lat");
   check(nc_put_var_double(ncid_, lon_var, lon.data()), "writing lon");
+}
+
+int NetcdfWriter::var_id(const char* name) const {
+  int id = -1;
+  check(nc_inq_varid(ncid_, name, &id), name);
+  return id;
+}
+
+NetcdfWriter::NetcdfWriter(const std::string& path, const LatLonGrid& grid, double rewrite_from)
+    : path_(path), nlat_(grid.nlat), nlon_(grid.nlon) {
+  check(nc_open(path.c_str(), NC_WRITE, &ncid_), "opening the file to continue it");
+  try {
+    auto length = [this](const char* dim) {
+      int id = -1;
+      std::size_t n = 0;
+      check(nc_inq_dimid(ncid_, dim, &id), dim);
+      check(nc_inq_dimlen(ncid_, id, &n), dim);
+      return n;
+    };
+    const std::size_t nlat = length("lat"), nlon = length("lon"), records = length("time");
+    EXADNN_CHECK(nlat == static_cast<std::size_t>(nlat_) && nlon == static_cast<std::size_t>(nlon_),
+                 "NetcdfWriter", path_, ": its grid is ", nlat, " x ", nlon,
+                 " (lat x lon), the run's ", nlat_, " x ", nlon_);
+    time_var_ = var_id("time");
+    h_var_ = var_id("h");
+    u_var_ = var_id("u");
+    v_var_ = var_id("v");
+    vort_var_ = var_id("vorticity");
+    mass_var_ = var_id("mass");
+    energy_var_ = var_id("total_energy");
+    enstrophy_var_ = var_id("potential_enstrophy");
+    wind_var_ = var_id("max_wind");
+    std::vector<double> times(records);
+    if (records > 0) check(nc_get_var_double(ncid_, time_var_, times.data()), "reading time");
+    // Times are output times k * interval: "before" with a margin far below any interval.
+    while (records_ < static_cast<int>(records) && times[records_] < rewrite_from - 1e-6)
+      ++records_;
+  } catch (...) {
+    nc_close(ncid_);
+    ncid_ = -1;
+    throw;
+  }
 }
 
 NetcdfWriter::~NetcdfWriter() {

@@ -67,6 +67,18 @@ void Simulation::revisit_dt() {
                " s of the current state (Courant number ", kMaxCfl, ")");
 }
 
+void Simulation::resume(SwState state, double time, long steps) {
+  EXADNN_CHECK(state.size() == solver_.state_size(), "Simulation", "a state of ",
+               solver_.state_size(), " values expected to resume, got ", state.size());
+  EXADNN_CHECK(std::isfinite(time) && time >= 0 && steps >= 0, "Simulation", "resuming at time ",
+               time, " s after ", steps, " steps: both must be >= 0");
+  state_ = std::move(state);
+  time_ = time;
+  steps_ = steps;
+  check_finite();
+  revisit_dt();
+}
+
 void Simulation::step() {
   take_step(dt_);
 }

@@ -1,14 +1,20 @@
 // climate_run: runs one shallow-water test case on the cubed sphere and writes its output — the
 // fields regridded to latitude–longitude in a CF NetCDF file (one record per output step), the
 // diagnostics table (stdout and <out>/<case>_diagnostics.tsv) and PNG maps of the relative
-// vorticity and the height (the last output step, or every one with --maps all).
+// vorticity and the height (the last output step, or every one with --maps all). At every output
+// step it also writes <case>_restart.ckpt (restart.h); --resume continues a stopped run from it,
+// with the same settings and a --days at or past its time: the fields come out as if the run had
+// never stopped, the NetCDF file and the table go on from that output step.
 //
 //   climate_run --case galewsky --ne 16 --p 4 --days 6 --output-hours 24 --out runs/galewsky
+//   climate_run --case galewsky --ne 16 --p 4 --days 6 --output-hours 24 --out runs/galewsky
+//   --resume
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -19,6 +25,7 @@
 #include "climate/map_plot.h"
 #include "climate/netcdf_output.h"
 #include "climate/regrid.h"
+#include "climate/restart.h"
 #include "climate/simulation.h"
 #include "climate/williamson2.h"
 #include "climate/williamson6.h"
@@ -39,6 +46,7 @@ struct Options {
   FilterParams filter{0, 16, 0};  // strength 0: no filter
   std::string maps = "last";
   std::string out = ".";
+  bool resume = false;
 };
 
 // The test case's solver parameters, initial state and names.
@@ -71,6 +79,41 @@ Case make_case(const Options& o) {
                                          "' (williamson2, williamson6, galewsky)");
 }
 
+// A double as text that reads back to the same double (restart settings compare as text).
+std::string exact(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// What a restart must have been written with to continue this run.
+RestartSettings restart_settings(const Options& o, const std::string& stem) {
+  return {{"case", stem},
+          {"alpha", exact(o.alpha)},
+          {"ne", std::to_string(o.ne)},
+          {"p", std::to_string(o.p)},
+          {"volume", o.volume},
+          {"cfl", exact(o.cfl)},
+          {"filter_strength", exact(o.filter.strength)},
+          {"filter_order", std::to_string(o.filter.order)},
+          {"filter_cutoff", exact(o.filter.cutoff)},
+          {"output_hours", exact(o.output_hours)}};
+}
+
+// A resumed run's table: the header and the rows of days before `day` kept (a row is written per
+// output step, `spacing` days apart), the rest rewritten as the run goes on.
+void keep_rows_before(const std::string& path, double day, double spacing) {
+  std::ifstream in(path);
+  EXADNN_CHECK(in.good(), "climate_run", "cannot read ", path, " to continue it");
+  std::string kept, line;
+  for (bool header = true; std::getline(in, line); header = false)
+    if (header || std::strtod(line.c_str(), nullptr) < day - 0.5 * spacing) kept += line + "\n";
+  in.close();
+  std::ofstream out(path, std::ios::trunc);
+  out << kept;
+  EXADNN_CHECK(out.good(), "climate_run", "cannot rewrite ", path);
+}
+
 // The largest |a − b| over nodes of the height (variable 0 of each element).
 double max_height_change(const ShallowWater& solver, const SwState& a, const SwState& b) {
   const int npe = solver.mesh().nodes_per_element();
@@ -99,6 +142,17 @@ int run(const Options& o) {
 
   std::filesystem::create_directories(o.out);
   const std::string base = (std::filesystem::path(o.out) / tc.stem).string();
+  const std::string restart_path = base + "_restart.ckpt";
+  const RestartSettings settings = restart_settings(o, tc.stem);
+  const double t_end = o.days * kDay, dt_out = o.output_hours * 3600;
+  if (o.resume) {
+    Restart r = load_restart(restart_path, settings, solver.state_size());
+    EXADNN_CHECK(r.time <= t_end * (1 + 1e-12), "climate_run", restart_path, " is at day ",
+                 r.time / kDay, ", past --days ", o.days);
+    std::printf("resuming from %s: day %.4f, step %ld\n", restart_path.c_str(), r.time / kDay,
+                r.steps);
+    sim.resume(std::move(r.state), r.time, r.steps);
+  }
   const LatLonGrid grid(o.nlat, o.nlon);
   const PointInterpolator interp(mesh, grid.points(mesh.radius()));
   NetcdfRunInfo info;
@@ -106,12 +160,15 @@ int run(const Options& o) {
   info.test_case = tc.title;
   info.ne = o.ne;
   info.p = o.p;
-  NetcdfWriter nc(base + ".nc", grid, info);
-  std::ofstream tsv(base + "_diagnostics.tsv");
-  EXADNN_CHECK(tsv.good(), "climate_run", "cannot open ", base, "_diagnostics.tsv for writing");
+  const std::unique_ptr<NetcdfWriter> nc =
+      o.resume ? std::make_unique<NetcdfWriter>(base + ".nc", grid, sim.time())
+               : std::make_unique<NetcdfWriter>(base + ".nc", grid, info);
   const char* header =
       "day\tmass_drift\tenergy_drift\tenstrophy_drift\tmax_wind\tvort_min\tvort_max\tmax_dh\n";
-  tsv << header;
+  if (o.resume) keep_rows_before(base + "_diagnostics.tsv", sim.time() / kDay, o.output_hours / 24);
+  std::ofstream tsv(base + "_diagnostics.tsv", o.resume ? std::ios::app : std::ios::trunc);
+  EXADNN_CHECK(tsv.good(), "climate_run", "cannot open ", base, "_diagnostics.tsv for writing");
+  if (!o.resume) tsv << header;
   std::printf("%s, (Ne, p) = (%d, %d), %s form, CFL %.3g, %d x %d lat-lon\n", tc.title.c_str(),
               o.ne, o.p, o.volume.c_str(), o.cfl, o.nlat, o.nlon);
   if (o.filter.strength > 0)
@@ -120,9 +177,10 @@ int run(const Options& o) {
   std::printf("%s", header);
 
   const Invariants inv0 = invariants(solver, initial);
-  const double t_end = o.days * kDay, dt_out = o.output_hours * 3600;
   const long outputs = static_cast<long>(std::ceil(t_end / dt_out - 1e-9));
-  for (long k = 0; k <= outputs; ++k) {
+  // A resumed run starts at the output step of its restart (written again, with the same values).
+  const long first = o.resume ? static_cast<long>(std::ceil(sim.time() / dt_out - 1e-9)) : 0;
+  for (long k = first; k <= outputs; ++k) {
     sim.advance_to(std::min(k * dt_out, t_end));
     const double day = sim.time() / kDay;
     const Invariants inv = invariants(solver, sim.state());
@@ -137,7 +195,7 @@ int run(const Options& o) {
     std::fflush(stdout);
     tsv << row << std::flush;
     const LatLonFields fields = regrid_state(interp, solver, sim.state());
-    nc.append(sim.time(), fields, inv);
+    nc->append(sim.time(), fields, inv);
     if (o.maps == "all" || (o.maps == "last" && k == outputs)) {
       char tag[32], title[256];
       std::snprintf(tag, sizeof tag, "_day%05.2f", day);
@@ -148,10 +206,12 @@ int run(const Options& o) {
       write_map_png(base + tag + "_vorticity.png", grid, fields.vorticity, vort);
       write_map_png(base + tag + "_height.png", grid, fields.h, {title, "height h [m]"});
     }
+    save_restart(restart_path, sim, settings);
   }
-  nc.close();
-  std::printf("wrote %s.nc (%d records), %s_diagnostics.tsv; %ld steps, dt %.4g s\n", base.c_str(),
-              nc.records(), base.c_str(), sim.steps(), sim.dt());
+  nc->close();
+  std::printf("wrote %s.nc (%d records), %s_diagnostics.tsv, %s; %ld steps, dt %.4g s\n",
+              base.c_str(), nc->records(), base.c_str(), restart_path.c_str(), sim.steps(),
+              sim.dt());
   return 0;
 }
 
@@ -179,6 +239,9 @@ int main(int argc, char** argv) {
   app.add_option("--filter-cutoff", o.filter.cutoff, "modal filter: modes k <= cutoff p kept");
   app.add_option("--maps", o.maps, "PNG maps: last, all or none");
   app.add_option("--out", o.out, "output directory");
+  app.add_flag("--resume", o.resume,
+               "continue from <out>/<case>_restart.ckpt (written at every output step), with the "
+               "settings the run started with and --days at or past the restart's day");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(o);

@@ -28,6 +28,10 @@ class NetcdfWriter {
   /// Creates (or overwrites) `path` (netCDF-4 format) and defines its dimensions, variables and
   /// attributes for `grid`.
   NetcdfWriter(const std::string& path, const LatLonGrid& grid, const NetcdfRunInfo& info);
+  /// Reopens a file this writer wrote, to continue a resumed run: its lat and lon sizes must be
+  /// grid's; appending starts at its first record of time >= rewrite_from [s] (that record and
+  /// any later one are rewritten by the run as it goes on).
+  NetcdfWriter(const std::string& path, const LatLonGrid& grid, double rewrite_from);
   ~NetcdfWriter();
   NetcdfWriter(const NetcdfWriter&) = delete;
   NetcdfWriter& operator=(const NetcdfWriter&) = delete;
@@ -41,6 +45,8 @@ class NetcdfWriter {
 
  private:
   void check(int status, const char* what) const;
+  // The open file's variable `name` (an Error naming it when absent).
+  int var_id(const char* name) const;
   int def_var(const char* name, int ndims, const int* dims, const char* units,
               const char* standard_name, const char* long_name);
 

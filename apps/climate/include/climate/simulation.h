@@ -50,6 +50,12 @@ class Simulation {
   /// The stability limit for the current state [s].
   double max_stable_dt() const;
 
+  /// Continues a run from a saved point (restart.h): `state` at time `time` after `steps` steps.
+  /// The time step follows from the state as after any step (or stays the fixed one, checked
+  /// against the state's limit), so the run goes on as if it had never stopped. The state is
+  /// checked like a step's (size, finite).
+  void resume(SwState state, double time, long steps);
+
   /// Steps until time t_end (the last step shortened to land on it). A NaN or infinity in the
   /// state stops the run with an exadnn::Error naming the step, the time and the first element
   /// where it appeared; the state is left as it was after that step.
