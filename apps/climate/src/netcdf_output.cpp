@@ -94,7 +94,13 @@ int NetcdfWriter::var_id(const char* name) const {
   return id;
 }
 
-NetcdfWriter::NetcdfWriter(const std::string& path, const LatLonGrid& grid, double rewrite_from)
+std::unique_ptr<NetcdfWriter> NetcdfWriter::reopen(const std::string& path, const LatLonGrid& grid,
+                                                   double rewrite_from) {
+  return std::unique_ptr<NetcdfWriter>(new NetcdfWriter(Reopen{}, path, grid, rewrite_from));
+}
+
+NetcdfWriter::NetcdfWriter(Reopen, const std::string& path, const LatLonGrid& grid,
+                           double rewrite_from)
     : path_(path), nlat_(grid.nlat), nlon_(grid.nlon) {
   check(nc_open(path.c_str(), NC_WRITE, &ncid_), "opening the file to continue it");
   try {

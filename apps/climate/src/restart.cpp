@@ -58,8 +58,8 @@ Restart load_restart(const std::string& path, const RestartSettings& settings,
   EXADNN_CHECK(end && *end == '\0', "restart", path, ": time '", field(c, "time"),
                "' is not a number");
   r.steps = std::strtol(field(c, "steps").c_str(), &end, 10);
-  EXADNN_CHECK(end && *end == '\0' && r.steps >= 0, "restart", path, ": steps '",
-               field(c, "steps"), "' is not a step count");
+  EXADNN_CHECK(end && *end == '\0' && r.steps >= 0, "restart", path, ": steps '", field(c, "steps"),
+               "' is not a step count");
   return r;
 }
 

@@ -173,3 +173,44 @@ TEST(NetcdfOutput, ErrorsNameTheFileAndNetcdfsMessage) {
 
 }  // namespace
 }  // namespace climate
+
+namespace climate {
+namespace {
+
+// A resumed run's file: reopened, appending from the first record at or after the resume time
+// (that record rewritten, the earlier ones kept); a file of another grid is refused naming both.
+TEST(NetcdfOutput, ReopenedFileGoesOnFromTheResumeTime) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("climate_nc_reopen_" + std::to_string(getpid()) + ".nc"))
+                               .string();
+  const LatLonGrid grid(4, 6);
+  {
+    NetcdfWriter w(path, grid, NetcdfRunInfo{});
+    for (int k = 0; k < 3; ++k) w.append(3600.0 * k, record_fields(grid, k), {1, 2, 3, 4});
+  }
+  {
+    const std::unique_ptr<NetcdfWriter> w = NetcdfWriter::reopen(path, grid, 3600.0);
+    EXPECT_EQ(w->records(), 1);  // record 0 kept; records 1 and 2 are rewritten
+    w->append(3600.0, record_fields(grid, 7), {1, 2, 3, 4});
+    w->close();
+  }
+  int ncid = -1;
+  ASSERT_EQ(nc_open(path.c_str(), NC_NOWRITE, &ncid), NC_NOERR);
+  const std::size_t at[3] = {1, 0, 0};
+  double h = 0;
+  EXPECT_EQ(nc_get_var1_double(ncid, var_id(ncid, "h"), at, &h), NC_NOERR);
+  EXPECT_EQ(h, 7000.0);  // record 1 now holds record_fields(grid, 7)
+  nc_close(ncid);
+  try {
+    NetcdfWriter::reopen(path, LatLonGrid(5, 6), 0.0);
+    ADD_FAILURE() << "a file of another grid was reopened";
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("its grid is 4 x 6 (lat x lon), the run's 5 x 6"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace climate

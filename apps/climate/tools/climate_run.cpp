@@ -161,7 +161,7 @@ int run(const Options& o) {
   info.ne = o.ne;
   info.p = o.p;
   const std::unique_ptr<NetcdfWriter> nc =
-      o.resume ? std::make_unique<NetcdfWriter>(base + ".nc", grid, sim.time())
+      o.resume ? NetcdfWriter::reopen(base + ".nc", grid, sim.time())
                : std::make_unique<NetcdfWriter>(base + ".nc", grid, info);
   const char* header =
       "day\tmass_drift\tenergy_drift\tenstrophy_drift\tmax_wind\tvort_min\tvort_max\tmax_dh\n";

@@ -4,6 +4,7 @@
 // energy, potential enstrophy, max wind) as time series. Readable by ncdump, ncview and xarray.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "climate/diagnostics.h"
@@ -31,7 +32,8 @@ class NetcdfWriter {
   /// Reopens a file this writer wrote, to continue a resumed run: its lat and lon sizes must be
   /// grid's; appending starts at its first record of time >= rewrite_from [s] (that record and
   /// any later one are rewritten by the run as it goes on).
-  NetcdfWriter(const std::string& path, const LatLonGrid& grid, double rewrite_from);
+  static std::unique_ptr<NetcdfWriter> reopen(const std::string& path, const LatLonGrid& grid,
+                                              double rewrite_from);
   ~NetcdfWriter();
   NetcdfWriter(const NetcdfWriter&) = delete;
   NetcdfWriter& operator=(const NetcdfWriter&) = delete;
@@ -44,6 +46,8 @@ class NetcdfWriter {
   const std::string& path() const { return path_; }
 
  private:
+  struct Reopen {};
+  NetcdfWriter(Reopen, const std::string& path, const LatLonGrid& grid, double rewrite_from);
   void check(int status, const char* what) const;
   // The open file's variable `name` (an Error naming it when absent).
   int var_id(const char* name) const;
