@@ -124,6 +124,7 @@ NetcdfWriter::NetcdfWriter(Reopen, const std::string& path, const LatLonGrid& gr
     energy_var_ = var_id("total_energy");
     enstrophy_var_ = var_id("potential_enstrophy");
     wind_var_ = var_id("max_wind");
+    records_found_ = static_cast<int>(records);
     std::vector<double> times(records);
     if (records > 0) check(nc_get_var_double(ncid_, time_var_, times.data()), "reading time");
     // Times are output times k * interval: "before" with a margin far below any interval.

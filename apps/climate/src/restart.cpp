@@ -49,6 +49,7 @@ Restart load_restart(const std::string& path, const RestartSettings& settings,
     EXADNN_CHECK(field(c, key) == value, "restart", path, ": it was written with ", key, " = ",
                  field(c, key), ", this run has ", key, " = ", value,
                  " (continue a run with the settings it started with)");
+  EXADNN_CHECK(c.tensors.contains("state"), "restart", path, ": no 'state' tensor");
   Restart r;
   r.state = exadnn::to_vector<double>(c.tensors.at("state"));
   EXADNN_CHECK(r.state.size() == state_size, "restart", path, ": a state of ", r.state.size(),

@@ -1,8 +1,9 @@
 // climate_run: runs one shallow-water test case on the cubed sphere and writes its output — the
 // fields regridded to latitude–longitude in a CF NetCDF file (one record per output step), the
 // diagnostics table (stdout and <out>/<case>_diagnostics.tsv) and PNG maps of the relative
-// vorticity and the height (the last output step, or every one with --maps all). At every output
-// step it also writes <case>_restart.ckpt (restart.h); --resume continues a stopped run from it,
+// vorticity and the height (the last output step, or every one with --maps all). At every whole
+// output interval it also writes <case>_restart.ckpt (restart.h); --resume continues a stopped
+// run from it,
 // with the same settings and a --days at or past its time: the fields come out as if the run had
 // never stopped, the NetCDF file and the table go on from that output step.
 //
@@ -100,14 +101,13 @@ RestartSettings restart_settings(const Options& o, const std::string& stem) {
           {"output_hours", exact(o.output_hours)}};
 }
 
-// A resumed run's table: the header and the rows of days before `day` kept (a row is written per
-// output step, `spacing` days apart), the rest rewritten as the run goes on.
-void keep_rows_before(const std::string& path, double day, double spacing) {
+// A resumed run's table: the header and its first `rows` rows kept (those of the NetCDF records
+// the resumed run keeps: one row per record), the rest rewritten as the run goes on.
+void keep_rows(const std::string& path, int rows) {
   std::ifstream in(path);
   EXADNN_CHECK(in.good(), "climate_run", "cannot read ", path, " to continue it");
   std::string kept, line;
-  for (bool header = true; std::getline(in, line); header = false)
-    if (header || std::strtod(line.c_str(), nullptr) < day - 0.5 * spacing) kept += line + "\n";
+  for (int n = 0; n <= rows && std::getline(in, line); ++n) kept += line + "\n";
   in.close();
   std::ofstream out(path, std::ios::trunc);
   out << kept;
@@ -165,7 +165,7 @@ int run(const Options& o) {
                : std::make_unique<NetcdfWriter>(base + ".nc", grid, info);
   const char* header =
       "day\tmass_drift\tenergy_drift\tenstrophy_drift\tmax_wind\tvort_min\tvort_max\tmax_dh\n";
-  if (o.resume) keep_rows_before(base + "_diagnostics.tsv", sim.time() / kDay, o.output_hours / 24);
+  if (o.resume) keep_rows(base + "_diagnostics.tsv", nc->records());
   std::ofstream tsv(base + "_diagnostics.tsv", o.resume ? std::ios::app : std::ios::trunc);
   EXADNN_CHECK(tsv.good(), "climate_run", "cannot open ", base, "_diagnostics.tsv for writing");
   if (!o.resume) tsv << header;
@@ -180,6 +180,7 @@ int run(const Options& o) {
   const long outputs = static_cast<long>(std::ceil(t_end / dt_out - 1e-9));
   // A resumed run starts at the output step of its restart (written again, with the same values).
   const long first = o.resume ? static_cast<long>(std::ceil(sim.time() / dt_out - 1e-9)) : 0;
+  double restart_day = -1;
   for (long k = first; k <= outputs; ++k) {
     sim.advance_to(std::min(k * dt_out, t_end));
     const double day = sim.time() / kDay;
@@ -206,12 +207,23 @@ int run(const Options& o) {
       write_map_png(base + tag + "_vorticity.png", grid, fields.vorticity, vort);
       write_map_png(base + tag + "_height.png", grid, fields.h, {title, "height h [m]"});
     }
-    save_restart(restart_path, sim, settings);
+    // Restarts only at whole output intervals (not at a --days between two), so a resumed run
+    // steps through the same times as one that never stopped.
+    if (std::abs(sim.time() - k * dt_out) <= 1e-9 * dt_out) {
+      save_restart(restart_path, sim, settings);
+      restart_day = sim.time() / kDay;
+    }
   }
   nc->close();
-  std::printf("wrote %s.nc (%d records), %s_diagnostics.tsv, %s; %ld steps, dt %.4g s\n",
-              base.c_str(), nc->records(), base.c_str(), restart_path.c_str(), sim.steps(),
-              sim.dt());
+  std::printf("wrote %s.nc (%d records), %s_diagnostics.tsv; %ld steps, dt %.4g s\n", base.c_str(),
+              nc->records(), base.c_str(), sim.steps(), sim.dt());
+  if (restart_day >= 0)
+    std::printf("restart file %s: day %.4f\n", restart_path.c_str(), restart_day);
+  if (nc->records_found() > nc->records())
+    std::printf(
+        "note: %s.nc still holds %d records after day %.4f from the stopped run (netCDF "
+        "cannot shorten its time axis)\n",
+        base.c_str(), nc->records_found() - nc->records(), sim.time() / kDay);
   return 0;
 }
 

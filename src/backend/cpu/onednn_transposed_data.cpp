@@ -67,6 +67,7 @@ void run_transposed_data(const Conv2dGeometry& g, const TransposedData& t, const
                                        {DNNL_ARG_DST, diff_src}};
   scratch.add_scratchpad(t.scratchpad, args);
   t.prim.execute(stream(), args);
+  stream().wait();  // the turned kernels (`turned`, or its reordered copy) are read until here
 }
 
 }  // namespace exadnn::cpu::onednn

@@ -40,7 +40,8 @@ struct TransposedData {
 TransposedData make_transposed_data(const Conv2dGeometry& g);
 
 /// diff_src = the input gradient for diff_dst (memory of t.diff_dst's layout) and the OIHW
-/// kernels `weight`; the turned kernels live in `scratch` for the call.
+/// kernels `weight`, complete on return (the turned kernels are a temporary of the call;
+/// `scratch` takes the primitive's scratchpad and a reordered copy of them).
 void run_transposed_data(const Conv2dGeometry& g, const TransposedData& t, const memory& diff_dst,
                          const Tensor& weight, const memory& diff_src, Scratch& scratch);
 

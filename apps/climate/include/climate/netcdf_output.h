@@ -43,6 +43,9 @@ class NetcdfWriter {
   /// Closes the file (also done by the destructor, which cannot report a failure).
   void close();
   int records() const { return records_; }
+  /// Records the file held when it was reopened (0 for a new file): those at index records()
+  /// and beyond, if any remain, are from the stopped run (netCDF cannot shorten its time axis).
+  int records_found() const { return records_found_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -58,6 +61,7 @@ class NetcdfWriter {
   int nlat_, nlon_;
   int ncid_ = -1;
   int records_ = 0;
+  int records_found_ = 0;
   int time_var_, h_var_, u_var_, v_var_, vort_var_;
   int mass_var_, energy_var_, enstrophy_var_, wind_var_;
 };
