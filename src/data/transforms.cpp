@@ -6,11 +6,24 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backend/cpu/vector_clones.h"
 #include "data/seed.h"
 #include "exadnn/ops/factories.h"
 
 namespace exadnn::data {
 namespace {
+
+// out[i] = float(in[i] * a + b), the product and the sum in f64 as two roundings (no FMA: the
+// value a scalar loop gives), vectorised: a batch of u8 images becomes f32 pixels in one pass.
+// (A 256-entry table gathered element by element took ~30 µs for a [128, 1, 28, 28] batch, on the
+// step's critical path when no core is free for the loader's worker.)
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+EXADNN_VECTOR_CLONES void affine_u8_to_f32(const uint8_t* in, float* out, int64_t n, double a,
+                                           double b) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(static_cast<double>(in[i]) * a + b);
+}
+#pragma GCC pop_options
 
 template <class T>
 double to_double(T v) {
@@ -21,7 +34,8 @@ double to_double(T v) {
 }
 
 // y[n, c, i] = x[n, c, i] * a[c] + b[c] for x [B, C, ...] of any real dtype, computed in f64
-// and rounded to Out (u8 input goes through a 256-entry table per channel).
+// and rounded to Out (u8 input to f32 by affine_u8_to_f32, to f64 through a 256-entry table per
+// channel).
 template <class Out>
 Tensor affine_per_channel(const Tensor& x_in, const std::vector<double>& a,
                           const std::vector<double>& b, DType out_dtype) {
@@ -32,6 +46,15 @@ Tensor affine_per_channel(const Tensor& x_in, const std::vector<double>& a,
   Out* out = y.template data<Out>();
   const auto coef = [&](int64_t c) { return a.size() == 1 ? size_t{0} : static_cast<size_t>(c); };
   if (x.dtype() == DType::u8) {
+    if constexpr (std::is_same_v<Out, float>) {
+      const uint8_t* in = x.data<uint8_t>();
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t c = 0; c < channels; ++c) {
+          const int64_t base = (n * channels + c) * inner;
+          affine_u8_to_f32(in + base, out + base, inner, a[coef(c)], b[coef(c)]);
+        }
+      return y;
+    }
     std::vector<Out> table(256 * a.size());
     for (size_t k = 0; k < a.size(); ++k)
       for (int v = 0; v < 256; ++v) table[k * 256 + v] = static_cast<Out>(v * a[k] + b[k]);

@@ -47,6 +47,21 @@ TEST(Normalize, U8PixelsWithScale) {
     EXPECT_EQ(static_cast<float>(f[i]), static_cast<float>(i) / 255.0f) << i;
 }
 
+// u8 pixels to f32 (the vectorised path) give the f64 path's values rounded once to f32, for
+// odd sizes (the vector loop's remainders) and per-channel means and deviations.
+TEST(Normalize, U8ToF32IsTheF64ValueRoundedOnce) {
+  std::vector<uint8_t> px(3 * 2 * 7 * 5);
+  for (size_t i = 0; i < px.size(); ++i) px[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+  const Tensor x = from_vector(px, {3, 2, 7, 5});
+  Generator gen;
+  const Normalize norm({0.3, 0.6}, {0.2, 0.45}, 1.0 / 255.0);
+  const auto y32 = values(norm.apply(x, gen));
+  const auto y64 = values(norm.apply(x.to(DType::f64), gen));
+  ASSERT_EQ(y32.size(), y64.size());
+  for (size_t i = 0; i < y32.size(); ++i)
+    EXPECT_EQ(y32[i], static_cast<double>(static_cast<float>(y64[i]))) << i;
+}
+
 TEST(Normalize, Errors) {
   EXPECT_EXADNN_ERROR(Normalize({0.0, 1.0}, {1.0}), "Normalize", "as many std");
   EXPECT_EXADNN_ERROR(Normalize({0.0}, {0.0}), "std values must be > 0");
