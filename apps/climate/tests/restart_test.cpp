@@ -16,31 +16,19 @@
 #include "exadnn/core/error.h"
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/ops/factories.h"
+#include "w2_setup.h"
 
 namespace climate {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const exadnn::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::error_of;
+using testing::W2Setup;
 
 std::string scratch_file(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("climate_restart_" + std::to_string(getpid()) + "_" + name))
       .string();
 }
-
-struct W2Setup {
-  W2Setup(int ne, int p) : mesh(ne, p), solver(mesh, tc.params()) {}
-  Williamson2 tc;
-  CubedSphere mesh;
-  ShallowWater solver;
-};
 
 const RestartSettings kSettings{{"case", "williamson2"}, {"ne", "2"}, {"p", "3"}};
 

@@ -11,25 +11,13 @@
 #include "climate/simulation.h"
 #include "climate/williamson2.h"
 #include "exadnn/core/error.h"
+#include "w2_setup.h"
 
 namespace climate {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const exadnn::Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-struct W2Setup {
-  W2Setup(int ne, int p) : mesh(ne, p), solver(mesh, tc.params()) {}
-  Williamson2 tc;
-  CubedSphere mesh;
-  ShallowWater solver;
-};
+using testing::error_of;
+using testing::W2Setup;
 
 TEST(Simulation, TimeStepAboveTheStabilityLimitRefusedNamingTheLimit) {
   W2Setup s(3, 3);
