@@ -10,16 +10,15 @@
 
 namespace climate {
 
-namespace {
-
-constexpr const char* kKind = "climate_run restart";
-
-// A double as text that reads back to the same double.
-std::string exact(double v) {
+std::string exact_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", v);
   return buf;
 }
+
+namespace {
+
+constexpr const char* kKind = "climate_run restart";
 
 const std::string& field(const exadnn::io::Checkpoint& c, const std::string& key) {
   const auto it = c.metadata.find(key);
@@ -33,7 +32,7 @@ const std::string& field(const exadnn::io::Checkpoint& c, const std::string& key
 void save_restart(const std::string& path, const Simulation& sim, const RestartSettings& settings) {
   std::map<std::string, std::string> metadata(settings.begin(), settings.end());
   metadata["kind"] = kKind;
-  metadata["time"] = exact(sim.time());
+  metadata["time"] = exact_text(sim.time());
   metadata["steps"] = std::to_string(sim.steps());
   exadnn::StateDict tensors;
   tensors.insert("state", exadnn::from_vector<double>(sim.state()));

@@ -80,25 +80,18 @@ Case make_case(const Options& o) {
                                          "' (williamson2, williamson6, galewsky)");
 }
 
-// A double as text that reads back to the same double (restart settings compare as text).
-std::string exact(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 // What a restart must have been written with to continue this run.
 RestartSettings restart_settings(const Options& o, const std::string& stem) {
   return {{"case", stem},
-          {"alpha", exact(o.alpha)},
+          {"alpha", exact_text(o.alpha)},
           {"ne", std::to_string(o.ne)},
           {"p", std::to_string(o.p)},
           {"volume", o.volume},
-          {"cfl", exact(o.cfl)},
-          {"filter_strength", exact(o.filter.strength)},
+          {"cfl", exact_text(o.cfl)},
+          {"filter_strength", exact_text(o.filter.strength)},
           {"filter_order", std::to_string(o.filter.order)},
-          {"filter_cutoff", exact(o.filter.cutoff)},
-          {"output_hours", exact(o.output_hours)}};
+          {"filter_cutoff", exact_text(o.filter.cutoff)},
+          {"output_hours", exact_text(o.output_hours)}};
 }
 
 // A resumed run's table: the header and its first `rows` rows kept (those of the NetCDF records

@@ -18,6 +18,9 @@ namespace climate {
 /// The settings a restart must match, by name ("ne" -> "16", ...), as the run formats them.
 using RestartSettings = std::map<std::string, std::string>;
 
+/// A double as text that reads back to the same double (for settings that compare as text).
+std::string exact_text(double v);
+
 struct Restart {
   SwState state;
   double time = 0;
