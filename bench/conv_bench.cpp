@@ -26,6 +26,9 @@
 //                       6, 7: 3x3 channels-last layers with their input's gradient (64 -> 64,
 //                       16 -> 32 channels, 16x16 images); 8: conv1 writing channels-last, with a
 //                       channels-last gradient, as in the CNN's training
+//   conv_relu_pool/train  the Conv2d, ReLU, MaxPool2d step of the CNN's conv1 (problem 8) and
+//                       conv2 (1): relu 0 relu(conv2d_max_pool2d(...)), two nodes; 1
+//                       conv2d_relu_max_pool2d, the ReLU inside the fused kernels
 //   cnn/step            the whole CNN's forward + backward (conv-relu-pool twice, linear 1024->256,
 //                       relu, linear 256->10, log_softmax loss), no optimizer: samples/s
 // GFLOP/s counts 2·N·O·OH·OW·C/g·KH·KW per convolution pass (forward, backward data, backward
@@ -170,32 +173,66 @@ const ConvPoolProblem kConvPool[] = {
     {{128, 64, 16, 16}, {64, 64, 3, 3}, 1, true},     {{128, 16, 16, 16}, {32, 16, 3, 3}, 1, true},
     {{128, 1, 28, 28}, {32, 1, 5, 5}, 0, false, true}};
 
+// One conv_pool problem's operands: input, weights, bias, and an output gradient in the output's
+// format.
+struct ConvPoolCase {
+  const ConvPoolProblem& p;
+  Tensor x, w, b, g;
+  Conv2dParams params;
+  MemoryFormat format;
+  explicit ConvPoolCase(const ConvPoolProblem& problem) : p(problem) {
+    Generator gen(1);
+    x = randn(p.x, {}, &gen).requires_grad_(p.input_grad);
+    w = randn(p.w, {}, &gen).requires_grad_();
+    b = randn({p.w[0]}, {}, &gen).requires_grad_();
+    params = {.padding = p.pad};
+    format = p.nhwc_out ? MemoryFormat::channels_last : MemoryFormat::contiguous;
+    const Shape o = conv2d_max_pool2d(x, w, b, params, 2, 2, 0).shape();
+    g = p.nhwc_out ? randn({o[0], o[2], o[3], o[1]}, {}, &gen).permute({0, 3, 1, 2})
+                   : randn(o, {}, &gen);
+  }
+  void backward(const Tensor& y) {
+    y.backward(g);
+    w.zero_grad();
+    b.zero_grad();
+    x.zero_grad();
+  }
+  // The convolution passes' FLOPs of one forward + backward.
+  double flops() const {
+    const double pass = 2.0 * static_cast<double>(conv2d_output_shape(p.x, p.w, params).numel()) *
+                        static_cast<double>(p.w[1] * p.w[2] * p.w[3]);
+    return (p.input_grad ? 3.0 : 2.0) * pass;
+  }
+};
+
 void BM_conv_pool_train(benchmark::State& state) {
   set_num_threads(static_cast<int>(state.range(2)));
   const ConvAlgorithm a = state.range(1) == 0 ? ConvAlgorithm::onednn : ConvAlgorithm::fastest;
   state.SetLabel(conv_algorithm_name(a));
   ConvAlgorithmGuard guard(a);
-  const ConvPoolProblem& p = kConvPool[state.range(0)];
-  Generator gen(1);
-  Tensor x = randn(p.x, {}, &gen).requires_grad_(p.input_grad);
-  Tensor w = randn(p.w, {}, &gen).requires_grad_(), b = randn({p.w[0]}, {}, &gen).requires_grad_();
-  const Conv2dParams params{.padding = p.pad};
-  const MemoryFormat format = p.nhwc_out ? MemoryFormat::channels_last : MemoryFormat::contiguous;
-  const Shape o = conv2d_max_pool2d(x, w, b, params, 2, 2, 0).shape();
-  const Tensor g = p.nhwc_out ? randn({o[0], o[2], o[3], o[1]}, {}, &gen).permute({0, 3, 1, 2})
-                              : randn(o, {}, &gen);
+  ConvPoolCase c(kConvPool[state.range(0)]);
+  auto step = [&] { c.backward(conv2d_max_pool2d(c.x, c.w, c.b, c.params, 2, 2, 0, c.format)); };
+  step();
+  for (auto _ : state) step();
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(c.flops() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The ReLU of a Conv2d, ReLU, MaxPool2d step: relu(conv2d_max_pool2d(...)), two nodes (relu 0),
+// against conv2d_relu_max_pool2d, the ReLU inside the fused kernels (relu 1); default algorithm.
+void BM_conv_relu_pool_train(benchmark::State& state) {
+  set_num_threads(static_cast<int>(state.range(2)));
+  ConvPoolCase c(kConvPool[state.range(0)]);
+  const bool fused = state.range(1) == 1;
+  state.SetLabel(fused ? "conv2d_relu_max_pool2d" : "relu(conv2d_max_pool2d)");
   auto step = [&] {
-    conv2d_max_pool2d(x, w, b, params, 2, 2, 0, format).backward(g);
-    w.zero_grad();
-    b.zero_grad();
-    x.zero_grad();
+    c.backward(fused ? conv2d_relu_max_pool2d(c.x, c.w, c.b, c.params, 2, 2, 0, c.format)
+                     : relu(conv2d_max_pool2d(c.x, c.w, c.b, c.params, 2, 2, 0, c.format)));
   };
   step();
   for (auto _ : state) step();
-  const double flops = 2.0 * static_cast<double>(conv2d_output_shape(p.x, p.w, params).numel()) *
-                       static_cast<double>(p.w[1] * p.w[2] * p.w[3]);
-  state.counters["GFLOP/s"] = benchmark::Counter((p.input_grad ? 3.0 : 2.0) * flops / 1e9,
-                                                 benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(c.flops() / 1e9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 // The CNN of configs/fashion_mnist_cnn.yaml written with functional ops.
@@ -257,6 +294,15 @@ void conv_pool_args(benchmark::internal::Benchmark* b) {
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 
+// The CNN's two steps: conv1 writing channels-last (problem 8) and conv2 (problem 1).
+void conv_relu_pool_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"problem", "relu", "threads"});
+  for (int64_t threads : {1, 2})
+    for (int64_t problem : {8, 1})
+      for (int64_t fused : {0, 1}) b->Args({problem, fused, threads});
+  b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+}
+
 void step_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"unused", "algo", "threads", "bf16"});
   for (int64_t bf16 : {0, 1})
@@ -270,6 +316,7 @@ BENCHMARK(BM_conv_train)->Name("conv/train")->Apply(layer_args);
 BENCHMARK(BM_pool_train)->Name("pool/train")->Apply(layer_args);
 BENCHMARK(BM_batch_norm_train)->Name("batch_norm/train")->Apply(batch_norm_args);
 BENCHMARK(BM_conv_pool_train)->Name("conv_pool/train")->Apply(conv_pool_args);
+BENCHMARK(BM_conv_relu_pool_train)->Name("conv_relu_pool/train")->Apply(conv_relu_pool_args);
 BENCHMARK(BM_cnn_step)->Name("cnn/step")->Apply(step_args);
 
 }  // namespace

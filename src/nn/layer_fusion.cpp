@@ -40,16 +40,17 @@ bool starts_conv_pool(const Layers& layers, size_t index) {
   return starts<Conv2d, ReLU, MaxPool2d>(layers, index) || starts<Conv2d, MaxPool2d>(layers, index);
 }
 
-// max_pool(conv(x)) of the step at layers[index] (`length` layers) as one conv2d_max_pool2d node.
-// Its output is channels-last when the next step is another such node, which reads it so without
-// a reorder (the ReLU between them keeps the layout).
+// max_pool(conv(x)) of the step at layers[index] (`length` layers: with the ReLU when 3) as one
+// conv2d_[relu_]max_pool2d node. Its output is channels-last when the next step is another such
+// node, which reads it so without a reorder.
 Tensor conv_max_pool(const Layers& layers, size_t index, size_t length, const Tensor& x) {
   const auto& conv = static_cast<const Conv2d&>(*layers[index]);
   const auto& pool = static_cast<const MaxPool2d&>(*layers[index + length - 1]);
   const MemoryFormat format = starts_conv_pool(layers, index + length) ? MemoryFormat::channels_last
                                                                        : MemoryFormat::contiguous;
-  return conv2d_max_pool2d(x, conv.weight, conv.bias, conv.options().params(), pool.kernel(),
-                           pool.stride(), pool.padding(), format);
+  const auto node = length == 3 ? &conv2d_relu_max_pool2d : &conv2d_max_pool2d;
+  return node(x, conv.weight, conv.bias, conv.options().params(), pool.kernel(), pool.stride(),
+              pool.padding(), format);
 }
 
 // Whether a BatchNorm1d/2d, ReLU step starts at layers[index]. Not when the ReLU is followed by
@@ -72,8 +73,8 @@ Step fused_step(const Layers& layers, size_t index) {
 }
 
 Tensor run_fused_step(const Layers& layers, size_t index, const Tensor& x) {
-  if (starts<Conv2d, ReLU, MaxPool2d>(layers, index))  // relu after the pool: the last rule
-    return relu(conv_max_pool(layers, index, 3, x));
+  if (starts<Conv2d, ReLU, MaxPool2d>(layers, index))  // relu after the pool, in the node
+    return conv_max_pool(layers, index, 3, x);
   if (starts<Conv2d, MaxPool2d>(layers, index)) return conv_max_pool(layers, index, 2, x);
   if (starts<Linear, ReLU>(layers, index))
     return static_cast<Linear&>(*layers[index]).forward_relu(x);

@@ -4,11 +4,14 @@
 //
 //   Linear, ReLU                linear_relu: one graph node whose forward is one GEMM with the
 //                               bias and the ReLU applied in its epilogue (oneDNN post-ops).
-//   Conv2d, ReLU, MaxPool2d     conv2d_max_pool2d (one node: on the CPU one oneDNN step in the
-//   Conv2d, MaxPool2d           convolution's own layout, its output never written to a tensor),
-//                               then the ReLU on the pooled tensor, as the next rule. Where the
-//                               next step is another of these, the pooled tensor is channels-last
-//                               (memory_format.h), which the next convolution reads as it is.
+//   Conv2d, ReLU, MaxPool2d     conv2d_relu_max_pool2d / conv2d_max_pool2d (one node: on the
+//   Conv2d, MaxPool2d           CPU one oneDNN step in the convolution's own layout, or exadnn's
+//                               loop for few input channels, the convolution's output never
+//                               written to a tensor); the ReLU on the pooled values, as the next
+//                               rule, applied where the kernels write them and masked where they
+//                               read their gradient. Where the next step is another of these, the
+//                               pooled tensor is channels-last (memory_format.h), which the next
+//                               convolution reads as it is.
 //   ReLU, MaxPool2d             max pooling first, then the ReLU on the pooled tensor (1/k² of the
 //                               elements for a k×k stride-k pool): max over a window commutes
 //                               with a non-decreasing function, and both orders route a window's

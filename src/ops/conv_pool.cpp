@@ -1,9 +1,11 @@
-// conv2d_max_pool2d: a convolution and the max pooling of its output as one graph node over the
-// backend's fused kernels where they exist, else conv2d then max_pool2d.
+// conv2d_max_pool2d and conv2d_relu_max_pool2d: a convolution, the max pooling of its output
+// [and a ReLU] as one graph node over the backend's fused kernels where they exist, else conv2d
+// then max_pool2d [then relu].
 #include "exadnn/backend/conv_algorithm.h"
 #include "exadnn/backend/nn_kernels.h"
 #include "exadnn/backend/precision_policy.h"
 #include "exadnn/ops/conv.h"
+#include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/pool.h"
 #include "internal.h"
 #include "layer_geometry.h"
@@ -14,17 +16,16 @@ namespace {
 
 using Grads = std::vector<Tensor>;
 
-// Whether the fused kernels can run these operands: one f32 device with the kernels registered,
-// batched input, no autocast (which would make the ops 16-bit), and not exadnn's own loops asked
-// for by name.
-bool fusable(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+// Whether the fused kernels can run these operands: one f32 device with the forward kernel
+// `forward` registered, batched input, no autocast (which would make the ops 16-bit), and not
+// exadnn's own loops asked for by name.
+bool fusable(const Tensor& x, const Tensor& weight, const Tensor& bias, OpId forward) {
   const Device device = x.device();
   for (const Tensor& t : {x, weight, bias})
     if (t.defined() && (t.dtype() != DType::f32 || t.device() != device)) return false;
   if (x.dim() != 4 || precision::autocast_dtype() != DType::f32) return false;
   if (conv_algorithm() == ConvAlgorithm::im2col) return false;
-  return KernelRegistry::instance().find(OpId::conv2d_max_pool_forward, device.kind, DType::f32) !=
-         nullptr;
+  return KernelRegistry::instance().find(forward, device.kind, DType::f32) != nullptr;
 }
 
 // An uninitialised [N, C, H, W] tensor in `format`.
@@ -37,16 +38,18 @@ MemoryFormat format_of(const Tensor& t) {
   return t.is_contiguous() ? MemoryFormat::contiguous : MemoryFormat::channels_last;
 }
 
-}  // namespace
-
-Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
-                         const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
-                         Size2 pool_padding, MemoryFormat out_format) {
-  const char* op = "conv2d_max_pool2d";
+// The node, with a ReLU after the pooling when `relu`.
+Tensor conv_max_pool_node(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                          const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
+                          Size2 pool_padding, MemoryFormat out_format, bool relu) {
+  const char* op = relu ? "conv2d_relu_max_pool2d" : "conv2d_max_pool2d";
   const auto unfused = [&] {
-    return max_pool2d(conv2d(x, weight, bias, params), pool_kernel, pool_stride, pool_padding);
+    const Tensor pooled =
+        max_pool2d(conv2d(x, weight, bias, params), pool_kernel, pool_stride, pool_padding);
+    return relu ? exadnn::relu(pooled) : pooled;
   };
-  if (!x.defined() || !weight.defined() || !fusable(x, weight, bias)) return unfused();
+  const OpId forward = relu ? OpId::conv2d_relu_max_pool_forward : OpId::conv2d_max_pool_forward;
+  if (!x.defined() || !weight.defined() || !fusable(x, weight, bias, forward)) return unfused();
   const Conv2dGeometry conv = ops::conv2d_geometry(x.shape(), weight.shape(), params);
   EXADNN_CHECK(!bias.defined() || bias.shape() == Shape{conv.o}, op, "bias must have shape [",
                conv.o, "] (the output channels of weight ", weight.shape(), "), got ",
@@ -64,8 +67,9 @@ Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bi
   const MemoryFormat x_format = format_of(xd);
   Tensor out = empty_in({pool.n, pool.c, pool.oh, pool.ow}, out_format, device);
   out_format = format_of(out);  // contiguous where the two coincide (one channel, 1x1 maps)
-  const ConvMaxPoolSaved saved = lookup<Conv2dMaxPoolForwardKernel>(
-      OpId::conv2d_max_pool_forward, device.kind, DType::f32)(conv, pool, out, xd, wd, bd);
+  ConvMaxPoolSaved saved = lookup<Conv2dMaxPoolForwardKernel>(forward, device.kind, DType::f32)(
+      conv, pool, out, xd, wd, bd);
+  if (relu) saved.relu_output = out.detach();  // the ReLU's output, without its node
   const bool need_x = x.requires_grad(), need_w = weight.requires_grad();
   const bool need_b = bias.defined() && bias.requires_grad();
   ops::record(op, {x, weight, bias}, out,
@@ -83,6 +87,22 @@ Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bi
                 return result;
               });
   return out;
+}
+
+}  // namespace
+
+Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                         const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
+                         Size2 pool_padding, MemoryFormat out_format) {
+  return conv_max_pool_node(x, weight, bias, params, pool_kernel, pool_stride, pool_padding,
+                            out_format, false);
+}
+
+Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                              const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
+                              Size2 pool_padding, MemoryFormat out_format) {
+  return conv_max_pool_node(x, weight, bias, params, pool_kernel, pool_stride, pool_padding,
+                            out_format, true);
 }
 
 }  // namespace exadnn

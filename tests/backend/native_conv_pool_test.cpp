@@ -1,11 +1,13 @@
 // exadnn's convolution + 2x2 max pooling loop for few input channels (native_conv_pool.cpp)
 // called directly, against the oneDNN step it replaces: the pooled values, the input's, the
 // weights' and the bias's gradients, bit for bit on data whose sums are exact in f32 (a grid of
-// 1/16: any summation order gives the same result), in NCHW and channels-last; and which
-// problems it takes.
+// 1/16: any summation order gives the same result), in NCHW and channels-last, with and without
+// the ReLU after the pooling; and which problems it takes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backend/cpu/nn_impl.h"
@@ -52,12 +54,14 @@ struct Result {
   std::vector<double> out, grad_x, grad_w, grad_b;
 };
 
-// Forward and backward of one implementation on the same inputs.
+// Forward and backward of one implementation on the same inputs; `relu`: the ReLU variant, with
+// relu_output set as the op sets it.
 template <class Forward, class Backward>
 Result run(const Conv2dGeometry& g, const Pool2dGeometry& p, const Tensor& x, const Tensor& w,
-           const Tensor& b, const Tensor& grad_out, Forward forward, Backward backward) {
+           const Tensor& b, const Tensor& grad_out, bool relu, Forward forward, Backward backward) {
   const Tensor out = like(grad_out, {p.n, p.c, p.oh, p.ow});
-  const ConvMaxPoolSaved saved = forward(g, p, out, x, w, b);
+  ConvMaxPoolSaved saved = forward(g, p, out, x, w, b, relu);
+  if (relu) saved.relu_output = out;
   const Tensor gx = like(x, x.shape()), gw = empty(w.shape()), gb = empty({g.o});
   backward(g, p, gx, gw, gb, grad_out, w, saved);
   using exadnn::testing::values;
@@ -75,19 +79,23 @@ TEST(NativeConvPool, MatchesTheOnednnStepBitForBit) {
     const Conv2dGeometry g = conv_of(pr);
     const Pool2dGeometry p = pool_of(g);
     ASSERT_TRUE(cpu::native::conv_pool_fits(g, p));
-    for (bool nhwc : {false, true}) {
+    for (auto [nhwc, relu] : {std::pair{false, false}, std::pair{true, false},
+                              std::pair{false, true}, std::pair{true, true}}) {
       const std::string what = "x [" + std::to_string(pr.n) + ", " + std::to_string(pr.c) + ", " +
                                std::to_string(pr.h) + ", " + std::to_string(pr.w) + "], " +
                                std::to_string(pr.o) + " outputs, " + std::to_string(pr.k) + "x" +
-                               std::to_string(pr.k) + (nhwc ? ", channels-last" : "");
+                               std::to_string(pr.k) + (nhwc ? ", channels-last" : "") +
+                               (relu ? ", ReLU" : "");
       Tensor x = exact_sum_grid({g.n, g.c, g.h, g.w}, 1),
              grad = exact_sum_grid({p.n, p.c, p.oh, p.ow}, 4);
       if (nhwc) x = channels_last(x), grad = channels_last(grad);
       const Tensor w = exact_sum_grid({g.o, g.c, g.kh, g.kw}, 2), b = exact_sum_grid({g.o}, 3);
-      const Result native = run(g, p, x, w, b, grad, &cpu::native::conv2d_max_pool_forward,
+      const Result native = run(g, p, x, w, b, grad, relu, &cpu::native::conv2d_max_pool_forward,
                                 &cpu::native::conv2d_max_pool_backward);
-      const Result onednn = run(g, p, x, w, b, grad, &cpu::onednn::conv2d_max_pool_forward,
+      const Result onednn = run(g, p, x, w, b, grad, relu, &cpu::onednn::conv2d_max_pool_forward,
                                 &cpu::onednn::conv2d_max_pool_backward);
+      if (relu)  // the grid gives pooled values of both signs, so the ReLU's mask is exercised
+        EXPECT_TRUE(std::count(native.out.begin(), native.out.end(), 0.0) > 0) << what;
       EXPECT_EQ(native.out, onednn.out) << what;
       EXPECT_EQ(native.grad_x, onednn.grad_x) << what;
       EXPECT_EQ(native.grad_w, onednn.grad_w) << what;

@@ -231,7 +231,7 @@ TEST(LayerFusion, TheEnvironmentSwitchDecidesWhetherPairsFuse) {
   EXPECT_EQ(relu_row, !on);
 }
 
-// Conv2d, ReLU, MaxPool2d as one conv2d_max_pool2d node and a ReLU on the pooled tensor: the
+// Conv2d, ReLU, MaxPool2d as one conv2d_relu_max_pool2d node (the ReLU on the pooled values): the
 // values and the parameters' gradients of the layers run one by one. Input and parameters on a
 // grid of 1/8 (every f32 sum exact, whatever order the kernels sum in).
 TEST(LayerFusion, SequentialConvReluMaxPoolEqualsTheLayersOneByOne) {

@@ -2,9 +2,10 @@
 // for few input channels) against max_pool2d(conv2d(...)) run as two ops, values and every
 // gradient, over convolution and pooling geometries and both of its layouts (blocked below 16
 // input channels, channels-last from 16); ties and NaN; f64 finite differences; the cases that
-// run the two ops.
+// run the two ops. conv2d_relu_max_pool2d against relu(max_pool2d(conv2d(...))) the same way.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -222,6 +223,80 @@ TEST(ConvMaxPool, NaNWinsAsInTheTwoOps) {
     EXPECT_EQ(gf[3 * 6 + 1], taken) << "the NaN of window (1, 0), not the 5";
     EXPECT_EQ(gf[2 * 6 + 0], 0.0);
   }
+}
+
+// conv2d_relu_max_pool2d against relu(max_pool2d(conv2d(...))) run as three ops: values and
+// every gradient bit for bit, over every geometry (exadnn's loop and oneDNN's) and both output
+// formats. On the grid about half the pooled values are < 0 and some exactly 0: the ReLU drops
+// their gradient.
+TEST(ConvReluMaxPool, MatchesTheThreeOpsWithEveryGradient) {
+  for (const Problem& p : problems()) {
+    const Tensor x0 = grid(p.x, 1), w0 = grid(p.w, 2);
+    const Tensor b0 = p.bias ? grid({p.w[0]}, 3) : Tensor();
+    const Leaves plain(x0, w0, b0, true);
+    const Tensor yp =
+        relu(max_pool2d(conv2d(plain.x, plain.w, plain.b, p.conv), p.kernel, p.stride, p.padding));
+    backward(yp);
+    const layerref::Values vp = exadnn::testing::values(yp);
+    const auto zeroed = std::count(vp.begin(), vp.end(), 0.0);
+    ASSERT_GT(zeroed, 0);
+    ASSERT_LT(zeroed, static_cast<std::ptrdiff_t>(vp.size()));
+    for (MemoryFormat format : {MemoryFormat::contiguous, MemoryFormat::channels_last}) {
+      const Leaves fused(x0, w0, b0, true);
+      const Tensor y = conv2d_relu_max_pool2d(fused.x, fused.w, fused.b, p.conv, p.kernel, p.stride,
+                                              p.padding, format);
+      const std::string what = "x " + detail::cat(p.x) + " w " + detail::cat(p.w) +
+                               (format == MemoryFormat::channels_last ? " out channels-last" : "");
+      ASSERT_EQ(y.grad_fn()->name(), "conv2d_relu_max_pool2d") << what << ": not fused";
+      ASSERT_EQ(exadnn::testing::values(y), vp) << what;
+      backward(y);
+      EXPECT_EQ(exadnn::testing::values(fused.w.grad()), exadnn::testing::values(plain.w.grad()))
+          << what;
+      if (p.bias)
+        EXPECT_EQ(exadnn::testing::values(fused.b.grad()), exadnn::testing::values(plain.b.grad()))
+            << what;
+      EXPECT_EQ(exadnn::testing::values(fused.x.grad()), exadnn::testing::values(plain.x.grad()))
+          << what;
+    }
+  }
+}
+
+// A pooled NaN becomes 0 and passes no gradient, as relu(max_pool2d(...)) has it (exadnn's relu
+// maps NaN to 0), for 1 and 16 input channels (exadnn's loop and oneDNN's).
+TEST(ConvReluMaxPool, APooledNaNIsZeroedWithNoGradient) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> v(4 * 6, 1.0f);  // one [4, 6] plane -> [2, 3] pooled
+  v[0 * 6 + 3] = nan;                 // window (0, 1)
+  v[2 * 6 + 0] = -5.0f;               // window (1, 0): all negative
+  v[2 * 6 + 1] = v[3 * 6 + 0] = v[3 * 6 + 1] = -1.0f;
+  for (int64_t c : {1, 16}) {
+    const Tensor plane = from_vector<float>(v).reshape({1, 1, 4, 6});
+    const Tensor x0 = mul(plane, ones({1, c, 1, 1})), w0 = pass_through(c);
+    const Leaves fused(x0, w0, zeros({16}), true), plain(x0, w0, zeros({16}), true);
+    const Tensor yf = conv2d_relu_max_pool2d(fused.x, fused.w, fused.b, {}, 2, 2, 0);
+    const Tensor yp = relu(max_pool2d(conv2d(plain.x, plain.w, plain.b), 2, 2, 0));
+    const layerref::Values of = exadnn::testing::values(yf);
+    ASSERT_EQ(of, exadnn::testing::values(yp)) << c << " channels";
+    EXPECT_EQ(of[1], 0.0) << "the NaN window";
+    EXPECT_EQ(of[3], 0.0) << "the negative window";
+    yf.backward(ones_like(yf));
+    yp.backward(ones_like(yp));
+    const layerref::Values gf = exadnn::testing::values(fused.x.grad());
+    EXPECT_EQ(gf, exadnn::testing::values(plain.x.grad())) << c << " channels";
+    for (int64_t i : {0 * 6 + 2, 0 * 6 + 3, 1 * 6 + 2, 1 * 6 + 3, 2 * 6 + 0, 2 * 6 + 1})
+      EXPECT_EQ(gf[static_cast<size_t>(i)], 0.0) << i << ", " << c << " channels";
+    EXPECT_EQ(exadnn::testing::values(fused.b.grad()), exadnn::testing::values(plain.b.grad()));
+  }
+}
+
+TEST(ConvReluMaxPool, GradientsMatchFiniteDifferences) {
+  const Tensor x = random_leaf({2, 2, 6, 6}, 4), w = random_leaf({3, 2, 3, 3}, 5);
+  const Tensor b = random_leaf({3}, 6);
+  EXPECT_TRUE(gradcheck(
+      [](const std::vector<Tensor>& in) {
+        return conv2d_relu_max_pool2d(in[0], in[1], in[2], {.padding = 1}, 2, 2);
+      },
+      {x, w, b}));
 }
 
 // Where the fused kernels do not apply, the node is the two ops, bit for bit.

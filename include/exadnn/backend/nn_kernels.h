@@ -83,25 +83,32 @@ using Pool2dBackwardKernel = void(const Pool2dGeometry& g, const Tensor& grad_x,
 /// What a fused convolution + max pooling forward keeps for its backward, in backend-chosen
 /// layouts: the input as the convolution read it, where each maximum came from, whether the
 /// forward added a bias, and the memory formats of x and out (the backward's primitives must be
-/// the forward's).
+/// the forward's). relu_output is set by the op, not the kernel, after a
+/// conv2d_relu_max_pool_forward: its out (the ReLU's output) without its graph node; the backward
+/// then passes gradient only where it is > 0.
 struct ConvMaxPoolSaved {
   Tensor input;
   Tensor workspace;
   bool bias = false;
   bool x_channels_last = false, out_channels_last = false;
+  Tensor relu_output;
 };
 
 /// out [n, o, ph, pw] = max_pool(conv(x, weight) + bias): `conv` the convolution's geometry,
 /// `pool` the max pooling's over its output [n, o, oh, ow], which is never written to a tensor.
 /// bias may be undefined. x and out are each contiguous or channels-last (memory_format.h); the
 /// backward's grad_x has x's format and grad_out out's. An optional kernel: where a backend
-/// registers none, the op runs conv2d then max_pool2d.
+/// registers none, the op runs conv2d then max_pool2d. conv2d_relu_max_pool_forward has the same
+/// signature and writes max(0, ·) of it (= max_pool(relu(conv(x) + bias)), ReLU being monotone),
+/// also optional: without it, the op runs the fused node and a ReLU.
 using Conv2dMaxPoolForwardKernel = ConvMaxPoolSaved(const Conv2dGeometry& conv,
                                                     const Pool2dGeometry& pool, const Tensor& out,
                                                     const Tensor& x, const Tensor& weight,
                                                     const Tensor& bias);
 /// The gradients from grad_out [n, o, ph, pw]: grad_x [n, c, h, w], grad_weight and grad_bias
 /// [o] (only when the forward had a bias), each overwritten, each undefined when not wanted.
+/// After the ReLU variant (saved.relu_output defined), grad_out counts only where the forward's
+/// output is > 0.
 using Conv2dMaxPoolBackwardKernel = void(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
                                          const Tensor& grad_x, const Tensor& grad_weight,
                                          const Tensor& grad_bias, const Tensor& grad_out,

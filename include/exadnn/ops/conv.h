@@ -40,6 +40,15 @@ Tensor conv2d_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bi
                          Size2 pool_padding = 0,
                          MemoryFormat out_format = MemoryFormat::contiguous);
 
+/// relu(conv2d_max_pool2d(...)) (= max_pool(relu(conv)), ReLU being monotone) as one graph node:
+/// the ReLU is applied where the fused kernels write the pooled values, and its gradient mask where
+/// they read them, so no pass of its own runs over the output. The same arguments and fallbacks as
+/// conv2d_max_pool2d (the fallbacks add a ReLU).
+Tensor conv2d_relu_max_pool2d(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                              const Conv2dParams& params, Size2 pool_kernel, Size2 pool_stride,
+                              Size2 pool_padding = 0,
+                              MemoryFormat out_format = MemoryFormat::contiguous);
+
 /// The shape conv2d gives for an input of shape x and a weight of shape weight (throws like
 /// conv2d when they do not fit).
 Shape conv2d_output_shape(const Shape& x, const Shape& weight, const Conv2dParams& params = {});

@@ -14,7 +14,10 @@
 // The pooled value is the first maximum of its window in row-major order (the first NaN when
 // there is one), as exadnn's pooling loops and oneDNN choose it; the workspace, i32
 // [n, ph, pw, o], holds its position (0..3 = (0,0), (0,1), (1,0), (1,1)); i32, not u8, because
-// GCC widens bytes to lanes element by element.
+// GCC widens bytes to lanes element by element. With the ReLU (conv2d_relu_max_pool_forward) a
+// value that is not > 0 is written as 0 and its code is kNoGradient, which matches no position:
+// the backward's masks then drop its gradient as the ReLU's would, with no pass of their own
+// (the codes stand for saved.relu_output, which this path does not read).
 //
 // Built for AVX-512 (x86-64-v4) only, with GCC's vector extensions: elsewhere conv_pool_fits is
 // false and oneDNN runs the layer. (GCC 12 lowers the vector comparisons of a target_clones
@@ -43,6 +46,7 @@ constexpr int64_t kLanes = 16;
 typedef float Vf __attribute__((vector_size(kLanes * sizeof(float))));
 typedef int32_t Vi __attribute__((vector_size(kLanes * sizeof(int32_t))));
 constexpr int kMaxKernelWidth = 7;
+constexpr int32_t kNoGradient = 4;  // the code of a value the ReLU zeroed
 
 // The sizes the loops use, from the two geometries.
 struct Shape4 {
@@ -109,6 +113,7 @@ struct PooledOut {
   Strides os;
   int32_t* codes;  // [ph, pw, o] of this image
   int64_t n;
+  bool relu;  // max(0, ·) of the pooled values
 };
 
 // The pooled outputs (py, px + p) for p < PX, channels ch0 .. ch0 + 16 NB, of one image.
@@ -153,6 +158,11 @@ EXADNN_INLINE void conv_pool_block(const Shape4& s, const float* xp, const float
         const Vi takes = (v > m) | ((v != v) & (m == m));  // larger, or the first NaN
         m = takes ? v : m;
         code = takes ? Vi{} + q : code;
+      }
+      if (dst.relu) {
+        const Vi keep = m > Vf{};  // not for 0, negatives and NaN, as relu's own loop
+        m = keep ? m : Vf{};
+        code = keep ? code : Vi{} + kNoGradient;
       }
       const int64_t ch = ch0 + k * kLanes, opx = px + p;
       std::memcpy(dst.codes + (py * s.pw + opx) * s.o + ch, &code, sizeof code);
@@ -248,7 +258,8 @@ EXADNN_AVX512 void weight_grad_image(const Shape4& s, const float* xp, const Poo
       const int64_t ch = ch0 + k * kLanes;
       Vf sum = load(db + ch);
       for (int64_t py = 0; py < s.ph; ++py)
-        for (int64_t px = 0; px < s.pw; ++px) sum += g.at(py, px, ch);
+        for (int64_t px = 0; px < s.pw; ++px)
+          sum += g.code(s, py, px, ch) == kNoGradient ? Vf{} : g.at(py, px, ch);
       std::memcpy(db + ch, &sum, sizeof sum);
     }
   }
@@ -278,8 +289,9 @@ void unpool_image(const Shape4& s, const PooledGrad& g, int64_t oh, int64_t ow, 
     for (int64_t px = 0; px < s.pw; ++px)
       for (int64_t ch = 0; ch < s.o; ++ch) {
         const int32_t q = g.codes[(py * s.pw + px) * s.o + ch];
-        dy[((g.n * s.o + ch) * oh + 2 * py + q / 2) * ow + 2 * px + q % 2] =
-            g.grad[g.gs.at(g.n, ch, py, px)];
+        if (q != kNoGradient)
+          dy[((g.n * s.o + ch) * oh + 2 * py + q / 2) * ow + 2 * px + q % 2] =
+              g.grad[g.gs.at(g.n, ch, py, px)];
       }
 }
 
@@ -332,7 +344,7 @@ bool conv_pool_wrote(const ConvMaxPoolSaved& saved) {
 
 ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& g, const Pool2dGeometry& p,
                                          const Tensor& out, const Tensor& x, const Tensor& weight,
-                                         const Tensor& bias) {
+                                         const Tensor& bias, bool relu) {
   const Shape4 s = shape_of(g, p);
   const std::vector<float> wt = transposed_weights(s, weight);
   std::vector<float> b(static_cast<size_t>(s.o), 0.0f);
@@ -352,7 +364,7 @@ ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& g, const Pool2dGe
   for (int64_t n = 0; n < g.n; ++n) {
     ThreadScratch& t = thread_scratch(s);
     pad_image(g, s, xd, xs, n, t.xp.data());
-    const PooledOut dst{od, os, codes + n * s.ph * s.pw * s.o, n};
+    const PooledOut dst{od, os, codes + n * s.ph * s.pw * s.o, n, relu};
     if (two) {
       conv_pool_image<2>(s, t.xp.data(), wt.data(), b.data(), dst);
     } else {

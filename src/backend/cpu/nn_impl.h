@@ -34,10 +34,11 @@ void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor
                      const Tensor& workspace);
 /// True when oneDNN runs this pooling (adaptive pooling only when the windows tile evenly).
 bool supports(const Pool2dGeometry& g);
-/// Convolution + max pooling in one step, f32 (onednn_conv_pool.cpp).
+/// Convolution + max pooling in one step, f32 (onednn_conv_pool.cpp); `relu`: max(0, ·) of the
+/// pooled values (conv2d_relu_max_pool_forward).
 ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
                                          const Tensor& out, const Tensor& x, const Tensor& weight,
-                                         const Tensor& bias);
+                                         const Tensor& bias, bool relu);
 void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
                               const Tensor& grad_x, const Tensor& grad_weight,
                               const Tensor& grad_bias, const Tensor& grad_out, const Tensor& weight,
@@ -86,9 +87,12 @@ void max_pool_3x3_s2_plane(const Pool2dGeometry& g, const T* src, T* dst, int32_
 /// most 4 input channels, output channels a multiple of 16, kernel width <= 7, the pooling 2x2,
 /// stride 2, no padding).
 bool conv_pool_fits(const Conv2dGeometry& conv, const Pool2dGeometry& pool);
-/// Its forward and backward (the Conv2dMaxPool kernels' contract, nn_kernels.h). Its workspace is
-/// an i32 tensor [n, ph, pw, o] (oneDNN's is u8 bytes): conv_pool_wrote tells which path wrote it.
-Conv2dMaxPoolForwardKernel conv2d_max_pool_forward;
+/// Its forward (`relu`: max(0, ·) of the pooled values) and backward (the Conv2dMaxPool kernels'
+/// contract, nn_kernels.h). Its workspace is an i32 tensor [n, ph, pw, o] (oneDNN's is u8 bytes):
+/// conv_pool_wrote tells which path wrote it.
+ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
+                                         const Tensor& out, const Tensor& x, const Tensor& weight,
+                                         const Tensor& bias, bool relu);
 Conv2dMaxPoolBackwardKernel conv2d_max_pool_backward;
 bool conv_pool_wrote(const ConvMaxPoolSaved& saved);
 /// Max pooling 2x2, stride 2, no padding (is_max_pool_2x2) of channels-last f32 memory

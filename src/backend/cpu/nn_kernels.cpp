@@ -171,14 +171,15 @@ void pool2d_backward(const Pool2dGeometry& g, const Tensor& grad_x, const Tensor
 
 // Convolution + max pooling: exadnn's direct loop for few input channels and 2x2 pooling (the
 // oneDNN step spends most of such a layer's time on memory passes), unless oneDNN is asked for
-// by name; oneDNN in the convolution's layout otherwise. The backward follows the path that
-// wrote the workspace.
+// by name; oneDNN in the convolution's layout otherwise; Relu: max(0, ·) of the pooled values
+// (conv2d_relu_max_pool_forward). The backward follows the path that wrote the workspace.
+template <bool Relu>
 ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
                                          const Tensor& out, const Tensor& x, const Tensor& weight,
                                          const Tensor& bias) {
   if (conv_algorithm() == ConvAlgorithm::fastest && native::conv_pool_fits(conv, pool))
-    return native::conv2d_max_pool_forward(conv, pool, out, x, weight, bias);
-  return onednn::conv2d_max_pool_forward(conv, pool, out, x, weight, bias);
+    return native::conv2d_max_pool_forward(conv, pool, out, x, weight, bias, Relu);
+  return onednn::conv2d_max_pool_forward(conv, pool, out, x, weight, bias, Relu);
 }
 
 void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
@@ -280,7 +281,9 @@ void register_nn_kernels(KernelRegistry& r) {
   put<BatchNormReluBackwardKernel>(r, OpId::batch_norm_relu_backward, DType::f64,
                                    &batch_norm_relu_backward<double>);
   put<Conv2dMaxPoolForwardKernel>(r, OpId::conv2d_max_pool_forward, DType::f32,
-                                  &conv2d_max_pool_forward);
+                                  &conv2d_max_pool_forward<false>);
+  put<Conv2dMaxPoolForwardKernel>(r, OpId::conv2d_relu_max_pool_forward, DType::f32,
+                                  &conv2d_max_pool_forward<true>);
   put<Conv2dMaxPoolBackwardKernel>(r, OpId::conv2d_max_pool_backward, DType::f32,
                                    &conv2d_max_pool_backward);
   register_softmax_kernels(r);

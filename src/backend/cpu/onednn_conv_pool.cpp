@@ -225,11 +225,44 @@ void pool_backward(const Plan& e, const Pool2dGeometry& pool, const memory& grad
                                      static_cast<float*>(grad_conv.get_data_handle()));
 }
 
+// The ReLU after the pooling (conv2d_relu_max_pool_forward): out = max(0, out), over its dense
+// storage (contiguous or channels-last), after the pooled values are in place.
+void relu_in_place(const Tensor& out) {
+  float* o = static_cast<float*>(out.data_ptr());
+  const int64_t n = out.numel();
+#pragma omp parallel for simd schedule(static) if (n > (int64_t{1} << 16))
+  for (int64_t i = 0; i < n; ++i) o[i] = o[i] > 0.0f ? o[i] : 0.0f;
+}
+
+// Whether a and b (one shape) lay their elements out alike: the same stride on every dimension
+// of more than one element.
+bool same_layout(const Tensor& a, const Tensor& b) {
+  for (int64_t d = 0; d < a.dim(); ++d)
+    if (a.size(d) > 1 && a.strides()[static_cast<size_t>(d)] != b.strides()[static_cast<size_t>(d)])
+      return false;
+  return true;
+}
+
+// Its gradient: grad where the ReLU's output is > 0, else 0, as a flat scratch copy in grad's
+// storage order (grad and the output share out's format, so one layout).
+Tensor relu_masked(const Tensor& grad, const Tensor& relu_output) {
+  EXADNN_CHECK(same_layout(grad, relu_output), "conv2d_relu_max_pool2d", "the gradient's strides ",
+               grad.strides(), " differ from the output's ", relu_output.strides());
+  const Tensor masked = scratch_tensor({grad.numel()}, DType::f32);
+  const float* g = static_cast<const float*>(grad.data_ptr());
+  const float* y = static_cast<const float*>(relu_output.data_ptr());
+  float* m = static_cast<float*>(masked.data_ptr());
+  const int64_t n = grad.numel();
+#pragma omp parallel for simd schedule(static) if (n > (int64_t{1} << 16))
+  for (int64_t i = 0; i < n; ++i) m[i] = y[i] > 0.0f ? g[i] : 0.0f;
+  return masked;
+}
+
 }  // namespace
 
 ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
                                          const Tensor& out, const Tensor& x, const Tensor& weight,
-                                         const Tensor& bias) {
+                                         const Tensor& bias, bool relu) {
   return guarded("conv2d_max_pool2d", [&] {
     // A 4-D tensor that is not contiguous is channels-last (the op's contract).
     const bool x_nhwc = !x.is_contiguous(), out_nhwc = !out.is_contiguous();
@@ -261,6 +294,7 @@ ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2
     pool_forward(*e, pool, conv_out, pooled, saved.workspace, scratch);
     e->pooled.finish(pooled, out, scratch);
     stream().wait();
+    if (relu) relu_in_place(out);
     scratch.check_guards("conv2d_max_pool2d");
     return saved;
   });
@@ -274,7 +308,9 @@ void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& 
     const auto e = plan(conv, pool, saved.bias, saved.x_channels_last, saved.out_channels_last);
     Scratch scratch;
     const memory grad_conv = scratch.make(e->conv_out);  // written whole by the pooling backward
-    const memory grad_pooled = e->grad_pooled.input(grad_out, scratch);
+    const Tensor grad =
+        saved.relu_output.defined() ? relu_masked(grad_out, saved.relu_output) : grad_out;
+    const memory grad_pooled = e->grad_pooled.input(grad, scratch);
     pool_backward(*e, pool, grad_pooled, grad_conv, saved.workspace, scratch);
     if (grad_weight.defined() || grad_bias.defined()) {  // one primitive computes both
       const memory dw = grad_weight.defined() ? e->grad_weights.output(grad_weight, scratch)
