@@ -29,14 +29,19 @@ const std::string& field(const exadnn::io::Checkpoint& c, const std::string& key
 
 }  // namespace
 
-void save_restart(const std::string& path, const Simulation& sim, const RestartSettings& settings) {
+void save_restart(const std::string& path, const SwState& state, double time, long steps,
+                  const RestartSettings& settings) {
   std::map<std::string, std::string> metadata(settings.begin(), settings.end());
   metadata["kind"] = kKind;
-  metadata["time"] = exact_text(sim.time());
-  metadata["steps"] = std::to_string(sim.steps());
+  metadata["time"] = exact_text(time);
+  metadata["steps"] = std::to_string(steps);
   exadnn::StateDict tensors;
-  tensors.insert("state", exadnn::from_vector<double>(sim.state()));
+  tensors.insert("state", exadnn::from_vector<double>(state));
   exadnn::io::save_checkpoint(path, tensors, metadata);
+}
+
+void save_restart(const std::string& path, const Simulation& sim, const RestartSettings& settings) {
+  save_restart(path, sim.state(), sim.time(), sim.steps(), settings);
 }
 
 Restart load_restart(const std::string& path, const RestartSettings& settings,

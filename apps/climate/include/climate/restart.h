@@ -27,8 +27,11 @@ struct Restart {
   long steps = 0;
 };
 
-/// Writes sim's state, time and steps with `settings` to `path` (atomically: a run killed while
-/// writing leaves the previous restart file).
+/// Writes `state` (the whole state, one process's layout), `time` and `steps` with `settings` to
+/// `path` (atomically: a run killed while writing leaves the previous restart file).
+void save_restart(const std::string& path, const SwState& state, double time, long steps,
+                  const RestartSettings& settings);
+/// The same for a one-process simulation's state, time and steps.
 void save_restart(const std::string& path, const Simulation& sim, const RestartSettings& settings);
 
 /// Reads `path`; an Error names the file and what is wrong: not a climate restart, a setting that
