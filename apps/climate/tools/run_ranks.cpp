@@ -24,7 +24,8 @@ class SingleProcess final : public RunRanks {
 
 }  // namespace
 
-std::unique_ptr<RunRanks> single_process(const CubedSphere& mesh, const ShallowWaterParams& params) {
+std::unique_ptr<RunRanks> single_process(const CubedSphere& mesh,
+                                         const ShallowWaterParams& params) {
   return std::make_unique<SingleProcess>(mesh, params);
 }
 

@@ -30,7 +30,8 @@ class MpiRanks final : public RunRanks {
 
 }  // namespace
 
-std::unique_ptr<RunRanks> make_run_ranks(const CubedSphere& mesh, const ShallowWaterParams& params) {
+std::unique_ptr<RunRanks> make_run_ranks(const CubedSphere& mesh,
+                                         const ShallowWaterParams& params) {
   exadnn::dist::ensure_mpi_initialized();
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -3,7 +3,8 @@
 
 namespace climate {
 
-std::unique_ptr<RunRanks> make_run_ranks(const CubedSphere& mesh, const ShallowWaterParams& params) {
+std::unique_ptr<RunRanks> make_run_ranks(const CubedSphere& mesh,
+                                         const ShallowWaterParams& params) {
   return single_process(mesh, params);
 }
 
