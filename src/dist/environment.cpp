@@ -47,6 +47,12 @@ void ensure_mpi_initialized() {
   if (init_mpi(nullptr, nullptr)) std::atexit(&finalize_if_running);
 }
 
+bool started_by_mpi_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
 bool abort_job(const std::string& message, int code) {
   if (!mpi_is_initialized()) return false;
   int size = 1, rank = 0;

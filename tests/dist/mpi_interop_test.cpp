@@ -4,7 +4,11 @@
 #include <mpi.h>
 
 #include <array>
+#include <cstdlib>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "exadnn/dist/environment.h"
 #include "exadnn/dist/mpi_interop.h"
@@ -64,6 +68,24 @@ TEST(Communicator, WorkFromRequestsReportsAFailedRequest) {
 TEST(Communicator, AbortJobLeavesAOneProcessRunToItsCaller) {
   if (Communicator::world().size() > 1) GTEST_SKIP() << "it would end this job (see flow tests)";
   EXPECT_FALSE(abort_job("not ended", 1));
+}
+
+// Under mpirun (how this suite runs) the launcher's variables are set; without any of them the
+// process counts as started by hand. The variables are restored afterwards.
+TEST(Communicator, StartedByMpiLauncherReadsTheLaunchersVariables) {
+  EXPECT_TRUE(started_by_mpi_launcher());
+  std::vector<std::pair<std::string, std::string>> saved;
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (const char* v = std::getenv(name)) {
+      saved.emplace_back(name, v);
+      unsetenv(name);
+    }
+  EXPECT_FALSE(started_by_mpi_launcher());
+  setenv("PMI_SIZE", "2", 1);
+  EXPECT_TRUE(started_by_mpi_launcher());
+  unsetenv("PMI_SIZE");
+  for (const auto& [name, value] : saved) setenv(name.c_str(), value.c_str(), 1);
+  EXPECT_TRUE(started_by_mpi_launcher());
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // climate_run over MPI: under mpirun with N > 1 ranks, the elements spread over MPI_COMM_WORLD
-// (DistributedShallowWater); a single process (with or without mpirun) runs as without MPI
-// (run_ranks.h).
+// (DistributedShallowWater); a single process runs as without MPI, and one started by hand (no
+// launcher) does not start MPI at all (run_ranks.h).
 #include <mpi.h>
 
 #include "climate/distributed.h"
@@ -32,6 +32,10 @@ class MpiRanks final : public RunRanks {
 
 std::unique_ptr<RunRanks> make_run_ranks(const CubedSphere& mesh,
                                          const ShallowWaterParams& params) {
+  // Started by hand: one process, MPI never started (its start-up and the allocations it keeps
+  // past MPI_Finalize are not this run's business).
+  if (!exadnn::dist::mpi_is_initialized() && !exadnn::dist::started_by_mpi_launcher())
+    return single_process(mesh, params);
   exadnn::dist::ensure_mpi_initialized();
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);

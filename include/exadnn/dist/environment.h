@@ -33,6 +33,13 @@ bool mpi_is_initialized();
 /// Initialises MPI if nobody has; exadnn then finalises it at exit.
 void ensure_mpi_initialized();
 
+/// True when an MPI launcher started this process (mpirun or mpiexec of Open MPI, MPICH or Intel
+/// MPI, or srun): its environment holds the world size or rank that the launcher sets
+/// (OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK). For programs that run as one process without
+/// MPI when started by hand, and so never pay MPI's start-up (nor its allocations that outlive
+/// MPI_Finalize) there.
+bool started_by_mpi_launcher();
+
 /// For front ends' error paths: in a running MPI job of two or more processes, prints
 /// "exadnn (rank R of N): <message>" on stderr and ends every process of the job (MPI_Abort on
 /// MPI_COMM_WORLD) with exit code `code`; otherwise (no MPI, or one process) returns false and
