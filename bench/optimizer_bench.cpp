@@ -93,7 +93,13 @@ void BM_adam_hot(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_adam_cold)->Name("optimizer/adam/wide_mlp/cold")->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_adam_hot)->Name("optimizer/adam/wide_mlp/hot")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_adam_cold)
+    ->Name("optimizer/adam/wide_mlp/cold")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_adam_hot)
+    ->Name("optimizer/adam/wide_mlp/hot")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();
