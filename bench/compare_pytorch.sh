@@ -23,8 +23,9 @@
 # second timed): PyTorch threads x OpenBLAS threads in {1, 2}, and for the convolutional models
 # also channels-last, with OPENBLAS_CORETYPE=SkylakeX (Debian's OpenBLAS otherwise picks a slower
 # kernel on this processor); then the best of those with glibc's malloc keeping freed memory
-# (KEEP_MALLOC below; on a machine where page faults are dear it ran PyTorch's CNN 1.7x faster). exadnn runs with EXADNN_THREADS threads (default 2) and no other
-# environment variables set.
+# (KEEP_MALLOC below; on a machine where page faults are dear it ran PyTorch's CNN 1.7x faster), and
+# with huge pages as well (HUGE_MALLOC). exadnn runs with EXADNN_THREADS threads (default 2) and no
+# other environment variables set.
 #
 # Each model's training GFLOP/s (training FLOPs per sample x samples/s; FLOPs = 3 x the forward's
 # 2 x multiply-adds, counted by compare_pytorch.py) is also printed as a fraction of the best f32
@@ -59,12 +60,18 @@ field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 # kernel (munmap) at once, so each step's activations fault their pages in again. "keep" makes
 # glibc keep freed memory (the largest mmap threshold, no trimming), as a caching allocator would
 # (PyTorch's tuning guide suggests jemalloc or tcmalloc for the same reason).
+# "keep_huge" adds transparent huge pages for malloc's blocks (exadnn's host allocator asks for
+# them on blocks of 2 MiB or more; EXADNN_HUGE_PAGES=0 would not).
 KEEP_MALLOC=(MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456)
+HUGE_MALLOC=(GLIBC_TUNABLES=glibc.malloc.hugetlb=1)
+declare -A MALLOC_NOTE=([glibc]="" [keep]=", malloc keeping freed memory"
+  [keep_huge]=", malloc keeping freed memory in huge pages")
 torch_run() {  # torch_run MODEL EPOCHS TORCH_THREADS BLAS_THREADS ALLOCATOR [FLAGS...] (JSON on stdout)
   local model=$1 epochs=$2 t=$3 b=$4 alloc=$5
   shift 5
   local malloc_env=()
-  [ "$alloc" = keep ] && malloc_env=("${KEEP_MALLOC[@]}")
+  [ "$alloc" != glibc ] && malloc_env=("${KEEP_MALLOC[@]}")
+  [ "$alloc" = keep_huge ] && malloc_env+=("${HUGE_MALLOC[@]}")
   env -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=$b \
     "${malloc_env[@]}" "$PY" bench/compare_pytorch.py $model $epochs $t "$@"
 }
@@ -118,23 +125,27 @@ for model in $MODELS; do
     data=(--data "$tmp/cbed128.h5") exset=(--set "data.file=$tmp/cbed128.h5")
   fi
   best_torch=0 best_cfg=""
+  probe() {  # probe THREADS BLAS_THREADS ALLOCATOR [LAYOUT]: one short run; keeps the fastest
+    local r
+    r=$(torch_run $model 2 $1 $2 $3 ${4:-} "${data[@]}" --steps ${PROBE_STEPS[$model]} | field /dev/stdin samples_per_second)
+    echo "  probe $model: PyTorch threads $1, OpenBLAS $2 ${4:-(NCHW)}${MALLOC_NOTE[$3]}: $(printf %.0f "$r") samples/s"
+    if python3 -c "import sys; sys.exit(0 if $r > $best_torch else 1)"; then best_torch=$r best_cfg="$1 $2 $3 ${4:-}"; fi
+  }
   layouts="none"
   case $model in cnn | resnet18 | cbed_resnet18) layouts="none --channels-last" ;; esac
-  for t in 1 2; do for b in 1 2; do for cl in $layouts; do  # PyTorch's best configuration
+  # PyTorch's best configuration: threads and layout with malloc keeping freed memory (faster in
+  # every configuration seen here), then the best of those with glibc's defaults and with huge pages.
+  for t in 1 2; do for b in 1 2; do for cl in $layouts; do
     [ "$cl" = none ] && cl=""
-    r=$(torch_run $model 2 $t $b glibc $cl "${data[@]}" --steps ${PROBE_STEPS[$model]} | field /dev/stdin samples_per_second)
-    echo "  probe $model: PyTorch threads $t, OpenBLAS $b ${cl:-(NCHW)}: $(printf %.0f "$r") samples/s"
-    if python3 -c "import sys; sys.exit(0 if $r > $best_torch else 1)"; then best_torch=$r best_cfg="$t $b $cl"; fi
+    probe $t $b keep $cl
   done; done; done
   set -- $best_cfg
-  tt=$1 bb=$2 cl=${3:-} alloc=glibc
-  # The best of those again with glibc keeping freed memory.
-  r=$(torch_run $model 2 $tt $bb keep $cl "${data[@]}" --steps ${PROBE_STEPS[$model]} | field /dev/stdin samples_per_second)
-  echo "  probe $model: PyTorch threads $tt, OpenBLAS $bb ${cl:-(NCHW)}, malloc keeping freed memory: $(printf %.0f "$r") samples/s"
-  if python3 -c "import sys; sys.exit(0 if $r > $best_torch else 1)"; then best_torch=$r alloc=keep; fi
-  keep_note=""
-  [ $alloc = keep ] && keep_note=", malloc keeping freed memory"
-  echo "threads $tt, OpenBLAS $bb${cl:+, channels-last}$keep_note" > "$tmp/pt.$model.cfg"
+  tt=$1 bb=$2 cl=${4:-}
+  probe $tt $bb glibc $cl
+  probe $tt $bb keep_huge $cl
+  set -- $best_cfg
+  alloc=$3
+  echo "threads $tt, OpenBLAS $bb${cl:+, channels-last}${MALLOC_NOTE[$alloc]}" > "$tmp/pt.$model.cfg"
   for run in $(seq "$RUNS"); do  # run r: seed r - 1 on both sides (one seed's accuracy is noise)
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS "$EXADNN" train \
       --config "$(config $model)" "${exset[@]}" --set epochs=$EPOCHS --set threads=$THREADS \

@@ -1,10 +1,16 @@
 // Tests the MemoryManager: statistics, cache reuse and limits, size classes, views and from_blob
-// (no allocation), the errors of a CPU-only build and of impossible requests.
+// (no allocation), huge pages for large host blocks, the errors of a CPU-only build and of
+// impossible requests.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +32,27 @@ constexpr int64_t kOddElements = 12345;  // f32: 49380 bytes -> 49408-byte class
 
 size_t physical_memory() {
   return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGE_SIZE));
+}
+
+// The kernel's flags of the mapping that holds `ptr` (the VmFlags line of /proc/self/smaps, e.g.
+// "rd wr mr mw me ac hg"); empty when no mapping holds it.
+std::string mapping_flags(const void* ptr) {
+  const auto address = reinterpret_cast<uintptr_t>(ptr);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long long begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-' &&
+        line.find(':') > line.find(' ')) {
+      inside = begin <= address && address < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line.substr(8);
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -164,6 +191,28 @@ TEST(MemoryManager, RawAllocateAndDeallocate) {
   mm().deallocate(MemoryKind::host, p, 1000);
   EXPECT_EQ(host_stats().live_blocks, base.live_blocks);
   EXPECT_EQ(host_stats().bytes_in_use, base.bytes_in_use);
+  mm().empty_cache(MemoryKind::host);
+}
+
+// Blocks of 2 MiB or more start on a huge-page boundary and carry the kernel's huge-page advice
+// ("hg"), unless EXADNN_HUGE_PAGES=0 (ctest core.huge_pages_off runs this test so).
+TEST(MemoryManager, LargeHostBlocksAskForHugePages) {
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled"))
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  const char* env = std::getenv("EXADNN_HUGE_PAGES");
+  const bool wanted = !(env && std::strcmp(env, "0") == 0);
+  constexpr size_t kHugePage = size_t{2} << 20;
+  mm().empty_cache(MemoryKind::host);
+  const size_t nbytes = 3 * kHugePage + 4096;
+  void* large = mm().allocate(MemoryKind::host, nbytes);
+  void* small = mm().allocate(MemoryKind::host, kHugePage / 2);
+  const std::string large_flags = mapping_flags(large);
+  ASSERT_FALSE(large_flags.empty()) << "no mapping in /proc/self/smaps holds the block";
+  EXPECT_EQ(large_flags.find(" hg") != std::string::npos, wanted) << "flags: " << large_flags;
+  if (wanted) EXPECT_EQ(reinterpret_cast<uintptr_t>(large) % kHugePage, 0u);
+  EXPECT_EQ(mapping_flags(small).find(" hg"), std::string::npos) << "a block under 2 MiB asked too";
+  mm().deallocate(MemoryKind::host, small, kHugePage / 2);
+  mm().deallocate(MemoryKind::host, large, nbytes);
   mm().empty_cache(MemoryKind::host);
 }
 
