@@ -22,9 +22,9 @@
 # PyTorch gets its best configuration, probed first (2 short epochs of a few batches each, the
 # second timed): PyTorch threads x OpenBLAS threads in {1, 2}, and for the convolutional models
 # also channels-last, with OPENBLAS_CORETYPE=SkylakeX (Debian's OpenBLAS otherwise picks a slower
-# kernel on this processor); then the best of those with glibc's malloc keeping freed memory
-# (KEEP_MALLOC below; on a machine where page faults are dear it ran PyTorch's CNN 1.7x faster), and
-# with huge pages as well (HUGE_MALLOC). exadnn runs with EXADNN_THREADS threads (default 2) and no
+# kernel on this processor), all with glibc's malloc keeping freed memory (KEEP_MALLOC below; on a
+# machine where page faults are dear it ran PyTorch's CNN 1.7x faster); then the best of those
+# again with glibc's defaults and with huge pages as well (HUGE_MALLOC). exadnn runs with EXADNN_THREADS threads (default 2) and no
 # other environment variables set.
 #
 # Each model's training GFLOP/s (training FLOPs per sample x samples/s; FLOPs = 3 x the forward's
