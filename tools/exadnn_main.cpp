@@ -29,6 +29,9 @@ std::string_view message_of(const std::exception& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A training step's transient mallocs (oneDNN's GEMM workspaces) reuse the heap's pages instead
+  // of faulting them in again every step (core/host_heap.h; EXADNN_KEEP_FREED_MEMORY=0: not).
+  exadnn::keep_freed_host_memory();
   // The applications' modules and dataset kinds are plugins, loaded when a control file or a
   // config names one (core/plugin.h): a plain training run maps none of their libraries.
   exadnn::set_app_plugins_enabled(true);

@@ -18,6 +18,7 @@
 #include "exadnn/core/error.h"
 #include "exadnn/core/half.h"
 #include "exadnn/core/half_convert.h"
+#include "exadnn/core/host_heap.h"
 #include "exadnn/core/memory_format.h"
 #include "exadnn/core/memory_manager.h"
 #include "exadnn/core/plugin.h"

@@ -1,0 +1,25 @@
+// The C library's heap under a training loop: keep what a step frees for the next step.
+//
+// Memory that exadnn allocates goes through the MemoryManager's caching allocator, but libraries
+// underneath it allocate per call: oneDNN's GEMM (dnnl_sgemm) takes its packing workspace from
+// malloc on every call, a few hundred KiB. glibc serves it from the top of its heap and, when a
+// later free leaves more than its trim threshold (128 KiB until its dynamic threshold moves) at
+// the top, gives those pages back to the kernel, so the next step faults them in again: ~90
+// page faults a step for the Fashion-MNIST CNN, 6 % of its training speed (docs/performance.md,
+// "The C library's heap"). A program can tell malloc to keep freed memory; a library should not
+// decide that for the program that links it, so this is a call for programs to make (the
+// `exadnn` command makes it at start).
+#pragma once
+
+namespace exadnn {
+
+/// Sets glibc's malloc to keep the memory a process frees for its own reuse: blocks up to 32 MiB
+/// come from the heap (M_MMAP_THRESHOLD) and the heap is never trimmed (M_TRIM_THRESHOLD -1).
+/// Peak resident memory is unchanged (freed pages are reused, not added to); memory is not
+/// returned to the kernel until the process ends. Returns whether it was applied: not when
+/// EXADNN_KEEP_FREED_MEMORY=0, not when the environment already sets malloc's thresholds
+/// (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_ or a glibc.malloc tunable in
+/// GLIBC_TUNABLES: the user's choice stands), not with a C library other than glibc.
+bool keep_freed_host_memory();
+
+}  // namespace exadnn
