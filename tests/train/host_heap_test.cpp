@@ -11,6 +11,8 @@
 #include <utility>
 
 #include "exadnn/core/host_heap.h"
+#include "exadnn/train/config.h"
+#include "exadnn/train/model_builder.h"
 #include "testing.h"
 
 using namespace exadnn;
@@ -23,17 +25,11 @@ long minor_faults() {
   return usage.ru_minflt;
 }
 
-// configs/fashion_mnist_cnn.yaml: conv 5x5 32, ReLU, pool 2, conv 5x5 64, ReLU, pool 2, flatten,
-// linear 256, ReLU, linear 10.
+// The model of configs/fashion_mnist_cnn.yaml, built as `exadnn train` builds it.
 std::shared_ptr<nn::Sequential> fashion_cnn() {
-  using M = std::shared_ptr<nn::Module>;
-  return std::make_shared<nn::Sequential>(std::initializer_list<M>{
-      std::make_shared<nn::Conv2d>(nn::Conv2dOptions(1, 32, 5)), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::MaxPool2d>(2),
-      std::make_shared<nn::Conv2d>(nn::Conv2dOptions(32, 64, 5)), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::MaxPool2d>(2), std::make_shared<nn::Flatten>(),
-      std::make_shared<nn::Linear>(1024, 256), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::Linear>(256, 10)});
+  const train::TrainConfig config =
+      train::load_config(std::string(EXADNN_SOURCE_DIR) + "/configs/fashion_mnist_cnn.yaml");
+  return train::build_model(config.model, {1, 28, 28});
 }
 
 }  // namespace
