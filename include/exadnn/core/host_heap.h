@@ -5,10 +5,10 @@
 // malloc on every call, a few hundred KiB. glibc serves it from the top of its heap and, when a
 // later free leaves more than its trim threshold (128 KiB until its dynamic threshold moves) at
 // the top, gives those pages back to the kernel, so the next step faults them in again: ~90
-// page faults a step for the Fashion-MNIST CNN, 6 % of its training speed (docs/performance.md,
-// "The C library's heap"). A program can tell malloc to keep freed memory; a library should not
-// decide that for the program that links it, so this is a call for programs to make (the
-// `exadnn` command makes it at start).
+// page faults a step for the Fashion-MNIST CNN, which trains 12 % faster without them
+// (docs/performance.md, "the C library's heap"). A program can tell malloc to keep freed memory; a
+// library should not decide that for the program that links it, so this is a call for programs to
+// make (the `exadnn` command makes it at start).
 #pragma once
 
 namespace exadnn {
