@@ -33,6 +33,7 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  exadnn::keep_freed_host_memory();  // a training program: no page faults a step (host_heap.h)
   CLI::App app{"Train a ResNet on generated CBED stacks (crystal system or space group)"};
   std::string config_path = "apps/cbed/configs/cbed_resnet18_system.yaml", task = "system",
               mode = "kinematic", metrics_out, export_path;

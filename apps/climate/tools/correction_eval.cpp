@@ -9,6 +9,7 @@
 //
 //   correction_eval --ne 16 --p 4 --days 6 --train-days 3 --every-hours 3 --out eval
 // writes eval/correction_eval.json, eval/correction_curves_h.png and _u.png, and prints the table.
+#include <exadnn/core/host_heap.h>
 #include <exadnn/io/plot.h>
 #include <CLI/CLI.hpp>
 
@@ -254,6 +255,7 @@ void write_curves(const std::string& path, int field, const std::vector<Point>& 
 }  // namespace
 
 int main(int argc, char** argv) {
+  exadnn::keep_freed_host_memory();  // a training program: no page faults a step (host_heap.h)
   Options o;
   CLI::App app{"The learned correction of compressed Galewsky output (issue 17)"};
   app.add_option("--ne", o.ne, "elements per cube edge");
