@@ -169,5 +169,6 @@ TEST(Train, ProfilePrintsEachLayersShareOfTheStepAndLeavesTheProfilerOff) {
   EXPECT_NE(out.find("1 Linear"), std::string::npos) << out;  // after tiny_config's flatten
   EXPECT_NE(out.find("(optimizer)"), std::string::npos) << out;
   EXPECT_NE(out.find("(data: waiting for the next batch)"), std::string::npos) << out;
+  EXPECT_NE(out.find("page faults: "), std::string::npos) << out;
   EXPECT_FALSE(profiler::enabled());  // a later run in the same process is not profiled
 }

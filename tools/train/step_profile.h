@@ -1,5 +1,6 @@
 // `exadnn train --profile`: after each epoch, where its training steps' wall time went (the
-// profiler's per-layer forward/backward, optimizer and data rows; profiler.h), then starts over.
+// profiler's per-layer forward/backward, optimizer and data rows; profiler.h) and the page faults
+// its steps took, then starts over.
 #pragma once
 
 #include <chrono>
@@ -22,7 +23,8 @@ class StepProfile {
   void start_epoch();
   /// Counts one training step and notes when it ended.
   void end_step();
-  /// Prints the table of the epoch's steps: from the epoch's start to its last step's end.
+  /// Prints the table of the epoch's steps (from the epoch's start to its last step's end) and
+  /// their minor page faults a step.
   void end_epoch();
 
  private:
@@ -30,6 +32,7 @@ class StepProfile {
   int64_t steps_ = 0;
   std::chrono::steady_clock::time_point start_, last_step_end_;
   std::vector<profiler::Row> at_last_step_;
+  long faults_at_start_ = 0, faults_at_last_step_ = 0;
 };
 
 }  // namespace exadnn::cli
