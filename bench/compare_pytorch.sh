@@ -25,7 +25,8 @@
 # kernel on this processor), all with glibc's malloc keeping freed memory (KEEP_MALLOC below; on a
 # machine where page faults are dear it ran PyTorch's CNN 1.7x faster); then the best of those
 # again with glibc's defaults and with huge pages as well (HUGE_MALLOC). exadnn runs with EXADNN_THREADS threads (default 2) and no
-# other environment variables set.
+# other environment variables set; the `exadnn` command keeps freed memory by itself, the same
+# policy as KEEP_MALLOC (exadnn/core/host_heap.h, since 2026-12-06).
 #
 # Each model's training GFLOP/s (training FLOPs per sample x samples/s; FLOPs = 3 x the forward's
 # 2 x multiply-adds, counted by compare_pytorch.py) is also printed as a fraction of the best f32
