@@ -5,6 +5,7 @@
 // the malloc setting made here reaches no other test.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -60,12 +61,24 @@ TEST(HostHeap, CnnTrainingStepsFaultNoPagesInOnceWarm) {
   };
   epoch();  // warm: the caching allocator's blocks, oneDNN's primitives, the heap's size
   epoch();
-  const long before = minor_faults();
-  epoch();
-  const long faults = minor_faults() - before;
-  // Measured over the third epoch's 20 steps: 0-20 faults with the setting; 783-1 271 with the
-  // call above removed (40-60 a step). The bound is 5 a step, a tenth of that.
-  EXPECT_LE(faults, 5 * steps) << faults << " page faults in " << steps << " warm training steps";
+  // The fewest faults of five further epochs. The defect faults pages in again at every step, so
+  // it shows in every epoch. Apart from it, an epoch now and then faults 100-400 pages in at once
+  // (seen natively and under ONEDNN_MAX_CPU_ISA=SSE41; 130 in one CI run of a single epoch): a
+  // one-off, gone in the next epoch, which the fewest leaves out.
+  std::string counts;
+  long fewest = -1;
+  for (int e = 0; e < 5; ++e) {
+    const long before = minor_faults();
+    epoch();
+    const long faults = minor_faults() - before;
+    fewest = fewest < 0 ? faults : std::min(fewest, faults);
+    counts += (e == 0 ? "" : ", ") + std::to_string(faults);
+  }
+  RecordProperty("faults_per_epoch", counts);
+  // Measured per epoch of 20 steps: 0-20 faults with the setting; 783-1 271 with the call above
+  // removed (40-60 a step). The bound is 5 a step, a tenth of that.
+  EXPECT_LE(fewest, 5 * steps) << "page faults in five epochs of " << steps
+                               << " warm training steps: " << counts;
 }
 
 TEST(HostHeap, TheEnvironmentsChoiceStands) {
