@@ -63,8 +63,10 @@ TEST(HostHeap, CnnTrainingStepsFaultNoPagesInOnceWarm) {
   epoch();
   // The fewest faults of five further epochs. The defect faults pages in again at every step, so
   // it shows in every epoch. Apart from it, an epoch now and then faults 100-400 pages in at once
-  // (seen natively and under ONEDNN_MAX_CPU_ISA=SSE41; 130 in one CI run of a single epoch): a
-  // one-off, gone in the next epoch, which the fewest leaves out.
+  // (130 in one CI run that measured a single epoch). `perf record -e page-faults` shows what
+  // that is: a dnnl_sgemm workspace that did not fit the heap's free space, placed in new pages at
+  // the heap's top. The heap grows once to its high-water mark and keeps it; the fewest leaves
+  // such an epoch out.
   std::string counts;
   long fewest = -1;
   for (int e = 0; e < 5; ++e) {
