@@ -48,6 +48,29 @@ int latlon_records(const std::string& path) {
   return static_cast<int>(OpenFile(path).dim_length("time"));
 }
 
+std::vector<double> latlon_times(const std::string& path) {
+  const OpenFile file(path);
+  std::vector<double> times(file.dim_length("time"));
+  int time_var = -1;
+  file.check(nc_inq_varid(file.id(), "time", &time_var), "variable 'time'");
+  if (!times.empty())
+    file.check(nc_get_var_double(file.id(), time_var, times.data()), "reading the times");
+  return times;
+}
+
+std::vector<std::pair<int, int>> records_at_common_times(
+    const std::vector<double>& run_times, const std::vector<double>& reference_times) {
+  std::vector<std::pair<int, int>> pairs;
+  for (std::size_t k = 0; k < run_times.size(); ++k)
+    for (std::size_t j = 0; j < reference_times.size(); ++j)
+      if (std::fabs(run_times[k] - reference_times[j]) <=
+          1e-6 * std::fmax(1.0, std::fabs(reference_times[j]))) {
+        pairs.emplace_back(static_cast<int>(k), static_cast<int>(j));
+        break;
+      }
+  return pairs;
+}
+
 LatLonRecord read_latlon_record(const std::string& path, const std::string& name, int record) {
   const OpenFile file(path);
   const std::size_t times = file.dim_length("time"), nlat = file.dim_length("lat"),

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "climate/netcdf_input.h"
 #include "climate/netcdf_output.h"
@@ -86,6 +88,30 @@ TEST(NetcdfInput, ReadsRecordsBackAndComparesRuns) {
   write(c, LatLonGrid(3, 6), 0.0);
   fails_with([&] { field_difference(read_latlon_record(c, "h", 0), last); }, "3 x 6");
   for (const std::string& p : {a, b, c}) std::filesystem::remove(p);
+}
+
+// Runs written at different intervals pair the records at the times both hold.
+TEST(NetcdfInput, RecordsPairByTime) {
+  const std::string daily = temp_path("daily"), twice = temp_path("twice");
+  const LatLonGrid grid(2, 4);
+  {
+    NetcdfWriter w(daily, grid, {"test", "synthetic", 2, 3});
+    for (const double t : {0.0, 86400.0, 2 * 86400.0}) w.append(t, fields(grid, t), {1, 2, 3, 4});
+    w.close();
+    NetcdfWriter v(twice, grid, {"test", "synthetic", 2, 3});
+    for (int k = 0; k <= 3; ++k) v.append(k * 43200.0, fields(grid, k), {1, 2, 3, 4});
+    v.close();
+  }
+  const std::vector<double> a = latlon_times(daily), b = latlon_times(twice);
+  EXPECT_EQ(a, (std::vector<double>{0.0, 86400.0, 172800.0}));
+  ASSERT_EQ(b.size(), 4u);
+  using Pairs = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(records_at_common_times(a, b), (Pairs{{0, 0}, {1, 2}}));  // day 2: not in `twice`
+  EXPECT_EQ(records_at_common_times(b, a), (Pairs{{0, 0}, {2, 1}}));
+  EXPECT_EQ(records_at_common_times({3600.0}, a), Pairs{});
+  // Times written by separate runs differ in their last bits, and still pair.
+  EXPECT_EQ(records_at_common_times({86400.0 * (1 + 1e-12)}, a), (Pairs{{0, 1}}));
+  for (const std::string& p : {daily, twice}) std::filesystem::remove(p);
 }
 
 }  // namespace
