@@ -72,9 +72,10 @@ int main(int argc, char** argv) {
   app.add_option("run", run_path, "the run's NetCDF file")->required();
   app.add_option("reference", reference_path, "the reference run's NetCDF file")->required();
   app.add_option("--fields", fields, "variables to compare (h, u, v, vorticity)");
-  app.add_option("--record", record,
-                 "the run's record to compare (negative: from the end), against the reference's record at "
-                 "its time; default every record at a time both files hold");
+  app.add_option(
+      "--record", record,
+      "the run's record to compare (negative: from the end), against the reference's record at "
+      "its time; default every record at a time both files hold");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(run_path, reference_path, fields, record);

@@ -31,8 +31,8 @@ std::vector<double> latlon_times(const std::string& path);
 /// The pairs (run record, reference record) at the same time (within 1e-6 of it, relatively), in
 /// the run's order: how runs with different output intervals are compared (a run written daily
 /// against a reference written every 12 hours pairs with every second reference record).
-std::vector<std::pair<int, int>> records_at_common_times(const std::vector<double>& run_times,
-                                                         const std::vector<double>& reference_times);
+std::vector<std::pair<int, int>> records_at_common_times(
+    const std::vector<double>& run_times, const std::vector<double>& reference_times);
 
 /// Record `record` of variable `name` ("h", "u", "v", "vorticity") of `path`; a negative record
 /// counts from the end (−1: the last). A missing file, variable or record, or a variable not over
