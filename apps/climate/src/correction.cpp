@@ -15,18 +15,27 @@ using exadnn::Tensor;
 
 namespace {
 
-// [B, in, n+2L, n+2L] → [B, out, n, n]: L unpadded 3×3 convolutions, ReLU between (the first
-// and hidden ones `width` channels wide).
-std::shared_ptr<nn::Sequential> plain_cnn(int channels_in, int channels, int width, int depth) {
+// [B, in, n+2H, n+2H] → [B, out, n, n]: unpadded 3×3 convolutions of the given dilations
+// (H = Σ dilations), ReLU between (the first and hidden ones `width` channels wide).
+std::shared_ptr<nn::Sequential> plain_cnn(int channels_in, int channels, int width,
+                                          const std::vector<int>& dilations) {
   auto net = std::make_shared<nn::Sequential>();
   int in = channels_in;
-  for (int k = 0; k < depth; ++k) {
+  const size_t depth = dilations.size();
+  for (size_t k = 0; k < depth; ++k) {
     const int out = k + 1 == depth ? channels : width;
-    net->push_back(std::make_shared<nn::Conv2d>(nn::Conv2dOptions(in, out, 3)));
+    net->push_back(std::make_shared<nn::Conv2d>(
+        nn::Conv2dOptions(in, out, 3).dilation(exadnn::Size2(dilations[k]))));
     if (k + 1 < depth) net->push_back(std::make_shared<nn::ReLU>());
     in = out;
   }
   return net;
+}
+
+// The options' dilations, 1 for each convolution when none are given.
+std::vector<int> dilations_of(const CorrectionOptions& o) {
+  return o.dilations.empty() ? std::vector<int>(static_cast<size_t>(std::max(o.depth, 0)), 1)
+                             : o.dilations;
 }
 
 }  // namespace
@@ -34,8 +43,8 @@ std::shared_ptr<nn::Sequential> plain_cnn(int channels_in, int channels, int wid
 // The CNN with each field's normalisation as a buffer [3, C]: rows input mean, input scale,
 // residual scale.
 struct Correction::Net : public nn::Module {
-  Net(int channels_in, int channels, int width, int depth)
-      : cnn(register_module("cnn", plain_cnn(channels_in, channels, width, depth))),
+  Net(int channels_in, int channels, int width, const std::vector<int>& dilations)
+      : cnn(register_module("cnn", plain_cnn(channels_in, channels, width, dilations))),
         norm(exadnn::from_vector<float>(std::vector<float>(3 * channels, 1.0f), {3, channels})),
         gain(exadnn::from_vector<float>(std::vector<float>(channels, 1.0f), {channels})) {
     register_buffer("norm", &norm);
@@ -53,7 +62,7 @@ struct Correction::Net : public nn::Module {
 Correction::Correction(const CubedSphere& mesh, const CorrectionOptions& options)
     : mesh_(mesh),
       options_(options),
-      halo_(mesh, options.depth),
+      halo_(mesh, reach(options)),
       weights_(face_area_weights(mesh)) {
   EXADNN_CHECK(options.fields >= 1, "climate::Correction", "fields = ", options.fields,
                ": need at least one field");
@@ -61,6 +70,12 @@ Correction::Correction(const CubedSphere& mesh, const CorrectionOptions& options
                ": need at least one hidden channel");
   EXADNN_CHECK(options.depth >= 2, "climate::Correction", "depth = ", options.depth,
                ": need at least two convolutions");
+  EXADNN_CHECK(
+      options.dilations.empty() || static_cast<int>(options.dilations.size()) == options.depth,
+      "climate::Correction", options.dilations.size(), " dilations for depth ", options.depth,
+      ": give one per convolution, or none");
+  for (const int d : options.dilations)
+    EXADNN_CHECK(d >= 1, "climate::Correction", "dilation ", d, ": need at least 1");
   for (const int period : options.periods)
     EXADNN_CHECK(period >= 2, "climate::Correction", "period ", period, ": need at least 2");
   const int w = halo_.width(), H = halo_.halo();
@@ -73,7 +88,8 @@ Correction::Correction(const CubedSphere& mesh, const CorrectionOptions& options
                             1.0f);
         }
   exadnn::manual_seed(options.seed);
-  net_ = std::make_shared<Net>(input_channels(), options.fields, options.width, options.depth);
+  net_ =
+      std::make_shared<Net>(input_channels(), options.fields, options.width, dilations_of(options));
   net_->stats.assign(static_cast<size_t>(3 * options.fields), 1.0f);
   for (int c = 0; c < options.fields; ++c) net_->stats[c] = 0.0f;  // means 0, scales 1
   net_->norm = exadnn::from_vector<float>(net_->stats, {3, options.fields});
@@ -84,6 +100,12 @@ Correction::Correction(Correction&&) noexcept = default;
 
 std::shared_ptr<nn::Module> Correction::model() const {
   return net_;
+}
+
+int Correction::reach(const CorrectionOptions& options) {
+  int sum = 0;
+  for (const int d : dilations_of(options)) sum += d;
+  return sum;
 }
 
 int Correction::input_channels() const {

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <vector>
+
+#include "climate/dihedral.h"
 
 namespace climate {
 
@@ -22,6 +25,28 @@ std::shared_ptr<exadnn::data::TensorDataset> CorrectionTrainer::normalised(
   // The draw is a fresh copy: normalised in place.
   correction_.normalise(raw->size(), raw->inputs().data<float>(), raw->targets().data<float>());
   return raw;
+}
+
+void CorrectionTrainer::reorient(exadnn::data::TensorDataset& draw, uint64_t seed) const {
+  const int64_t in = correction_.input_floats(), out = correction_.target_floats();
+  const int64_t in_channels = correction_.input_channels(),
+                out_channels = correction_.options().fields;
+  const int64_t w = correction_.halo().width(), n = correction_.halo().n();
+  float* x = draw.inputs().data<float>();
+  float* y = draw.targets().data<float>();
+  std::vector<float> scratch(static_cast<size_t>(std::max(in, out)));
+  std::mt19937_64 rng(seed ^ 0x5bd1e995u);
+  std::uniform_int_distribution<int> pick(0, kDihedralSymmetries - 1);
+  for (int64_t e = 0; e < draw.size(); ++e) {
+    const int s = pick(rng);
+    if (s == 0) continue;
+    float* xe = x + e * in;
+    float* ye = y + e * out;
+    dihedral_transform(xe, scratch.data(), in_channels, w, s);
+    std::copy_n(scratch.data(), in, xe);
+    dihedral_transform(ye, scratch.data(), out_channels, n, s);
+    std::copy_n(scratch.data(), out, ye);
+  }
 }
 
 CorrectionTrainer::CorrectionTrainer(Correction& correction,
@@ -51,7 +76,9 @@ TrainingRound CorrectionTrainer::train(int64_t examples) {
   const uint64_t seed = options_.seed * 1000003 + static_cast<uint64_t>(rounds_);
   exadnn::train::TrainerParts parts;
   parts.model = correction_.model();
-  parts.data.train = normalised(buffer_.draw(examples, seed));
+  auto draw = buffer_.draw(examples, seed);
+  if (options_.augment) reorient(*draw, seed);
+  parts.data.train = normalised(draw);
   parts.data.test = normalised(buffer_.newest(6));  // the newest output step's faces
   parts.score = [](exadnn::nn::Module& m, const exadnn::train::TrainingData& d) {
     exadnn::NoGradGuard no_grad;  // minus the MSE on the newest step

@@ -31,6 +31,7 @@
 
 #include "climate/compressor.h"
 #include "climate/correction.h"
+#include "climate/correction_metadata.h"
 #include "climate/correction_trainer.h"
 #include "climate/dct_compressor.h"
 #include "climate/galewsky.h"
@@ -135,13 +136,6 @@ void climate_simulate(flow::ModuleContext& ctx) {
   std::fflush(stdout);
 }
 
-// "5,16"
-std::string periods_text(const std::vector<int>& periods) {
-  std::string out;
-  for (const int p : periods) out += (out.empty() ? "" : ",") + std::to_string(p);
-  return out;
-}
-
 // Squared error sums of fields against the originals, per field.
 void add_squares(const Fields& a, const Fields& truth, std::vector<double>& sq) {
   for (size_t c = 0; c < truth.size(); ++c)
@@ -149,7 +143,8 @@ void add_squares(const Fields& a, const Fields& truth, std::vector<double>& sq) 
       sq[c] += (a[c].data[k] - truth[c].data[k]) * (a[c].data[k] - truth[c].data[k]);
 }
 
-// args: channel (fields), width (12), depth (4), phases (true: CorrectionOptions::periods of the
+// args: channel (fields), width (12), depth (4), dilations ("": 1 each; e.g. "1,2,4,2,1", one
+// per convolution, Correction's halo their sum), phases (true: CorrectionOptions::periods of the
 // element and the compressor's block), capacity (240 examples), batch (6), lr (1e-3),
 // round_examples (12: examples per training round), pace (0.9: the fraction of the time between
 // two output steps it trains for), final_seconds (0: training after the last step),
@@ -171,6 +166,8 @@ void climate_train_correction(flow::ModuleContext& ctx) {
   CorrectionOptions options{.fields = 3,
                             .width = ctx.arg<int>("width", 12),
                             .depth = ctx.arg<int>("depth", 4),
+                            .dilations = whole_numbers(ctx.arg<std::string>("dilations", ""),
+                                                       "climate_train_correction's dilations"),
                             .seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1))};
   if (ctx.arg<bool>("phases", true)) {  // the element's and the compressor block's phase
     options.periods = {p + 1};
@@ -273,15 +270,9 @@ void climate_train_correction(flow::ModuleContext& ctx) {
     report["rmse_" + kFields[c]] = {{"compressed", alone}, {"corrected", corrected}};
   }
   const std::string weights = ctx.arg<std::string>("weights", "climate_correction.ckpt");
-  const CorrectionOptions& o = correction.options();
-  io::save_checkpoint(weights, correction.state(),
-                      {{"kind", "climate_correction"},
-                       {"fields", "h,u,v"},
-                       {"width", std::to_string(o.width)},
-                       {"depth", std::to_string(o.depth)},
-                       {"periods", periods_text(o.periods)},
-                       {"ne", std::to_string(ne)},
-                       {"p", std::to_string(p)}});
+  Metadata metadata = correction_metadata(correction.options());
+  metadata.insert({{"fields", "h,u,v"}, {"ne", std::to_string(ne)}, {"p", std::to_string(p)}});
+  io::save_checkpoint(weights, correction.state(), metadata);
   std::printf("trainer: the correction (%lld bytes of f32 weights) stored in %s\n",
               static_cast<long long>(correction.bytes()), weights.c_str());
   if (const std::string path = ctx.arg<std::string>("report", ""); !path.empty()) {

@@ -78,6 +78,19 @@ Fields shrunk(const CubedSphere& mesh, const Fields& original) {
   return out;
 }
 
+// A step the trainer never saw (seed 999): the corrected fields are much closer to the original
+// than the shrunk ones. Returns the corrected fields.
+Fields expect_corrects_an_unseen_step(const CubedSphere& mesh, const Correction& correction) {
+  const Fields original = centred_fields(mesh, 999);
+  const Fields input = shrunk(mesh, original);
+  Fields corrected = correction.apply(input);
+  for (int c = 0; c < 3; ++c)
+    EXPECT_LT(rms_difference(corrected[c], original[c]),
+              0.3 * rms_difference(input[c], original[c]))
+        << "field " << c;
+  return corrected;
+}
+
 TEST(Correction, NeverChangesTheMassOfAField) {
   const CubedSphere mesh(3, 3);
   Correction correction(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 5});
@@ -145,14 +158,8 @@ TEST(Correction, TrainerLearnsAResidualItCanSeeAndTheStateRestoresIt) {
   EXPECT_EQ(trainer.buffer().size(), 36);  // 8 steps × 6 faces, capacity 36
   EXPECT_EQ(trainer.rounds(), 40);
   EXPECT_LT(last, 0.1 * first);
-  // A step it never saw: the corrected fields are much closer to the original.
-  const Fields original = centred_fields(mesh, 999);
-  const Fields input = shrunk(mesh, original);
-  const Fields corrected = correction.apply(input);
-  for (int c = 0; c < 3; ++c)
-    EXPECT_LT(rms_difference(corrected[c], original[c]),
-              0.3 * rms_difference(input[c], original[c]))
-        << "field " << c;
+  const Fields input = shrunk(mesh, centred_fields(mesh, 999));
+  const Fields corrected = expect_corrects_an_unseen_step(mesh, correction);
   // The stored state gives the same correction in a fresh network.
   Correction restored(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 77});
   restored.load(correction.state());
@@ -167,6 +174,55 @@ TEST(Correction, TrainerLearnsAResidualItCanSeeAndTheStateRestoresIt) {
     held_in.push_back(shrunk(mesh, held_out.back()));
   }
   for (const float g : correction.fit_gains(held_in, held_out)) EXPECT_GT(g, 0.5f);
+}
+
+// Trained on examples shown in random orientations (the trainer's `augment`), a residual the
+// network can see is still learned: each example's input and target are turned together (were
+// they not, the halo'd input and its interior would disagree and the loss would stay near 1).
+TEST(Correction, TrainerLearnsFromExamplesInRandomOrientations) {
+  const CubedSphere mesh(2, 3);
+  Correction correction(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 3});
+  CorrectionTrainer trainer(correction,
+                            {.capacity = 36, .batch = 6, .lr = 3e-3, .seed = 4, .augment = true});
+  for (int step = 0; step < 6; ++step) {
+    const Fields original = centred_fields(mesh, 100 + step);
+    trainer.add(shrunk(mesh, original), original);
+  }
+  const double first = trainer.train(36).loss;
+  double last = first;
+  for (int round = 0; round < 40; ++round) last = trainer.train(36).loss;
+  EXPECT_LT(last, 0.1 * first);
+  expect_corrects_an_unseen_step(mesh, correction);
+}
+
+// Dilated convolutions reach further at the same weights: the halo is the dilations' sum, the
+// network still maps the halo'd face to the face, and a list that does not fit is refused.
+TEST(Correction, DilatedConvolutionsWidenTheHaloToTheirSum) {
+  const CubedSphere mesh(2, 3);  // n = 8
+  Correction dilated(mesh, {.fields = 3, .width = 4, .depth = 3, .dilations = {1, 2, 1}});
+  EXPECT_EQ(dilated.halo().halo(), 4);
+  EXPECT_EQ(dilated.halo().width(), 16);
+  Correction plain(mesh, {.fields = 3, .width = 4, .depth = 3});
+  EXPECT_EQ(plain.halo().halo(), 3);
+  EXPECT_EQ(dilated.bytes(), plain.bytes());  // the same weights, wired differently
+  const Fields original = centred_fields(mesh, 5);
+  const Fields input = shrunk(mesh, original);
+  dilated.observe(input, original);
+  const Fields corrected = dilated.apply(input);
+  for (int c = 0; c < 3; ++c) {
+    ASSERT_EQ(corrected[c].data.size(), input[c].data.size());
+    EXPECT_GT(rms_difference(corrected[c], input[c]), 0.0) << "field " << c;
+  }
+  const auto refused = [&](const CorrectionOptions& o, const std::string& words) {
+    try {
+      Correction c(mesh, o);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const exadnn::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused({.fields = 3, .width = 4, .depth = 3, .dilations = {1, 2}}, "2 dilations for depth 3");
+  refused({.fields = 3, .width = 4, .depth = 2, .dilations = {1, 0}}, "dilation 0");
 }
 
 // An untrained network's arbitrary correction, fitted on held-out pairs: every gain in [0, 1], and

@@ -17,10 +17,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "climate/correction.h"
+#include "climate/correction_metadata.h"
 #include "climate/stream.h"
 #include "exadnn/core/error.h"
 
@@ -39,22 +39,15 @@ std::string entry(const exadnn::io::Checkpoint& ckpt, const std::string& key) {
 
 int run(const std::string& stream_path, const std::string& weights, const std::string& dir) {
   const exadnn::io::Checkpoint ckpt = exadnn::io::load_checkpoint(weights);
-  if (entry(ckpt, "kind") != "climate_correction")
-    throw exadnn::Error("climate_correct", weights + " holds a '" + entry(ckpt, "kind") +
-                                               "', not a climate_correction");
   StreamReader reader(stream_path);
   const StreamHeader& h = reader.header();
+  const CorrectionOptions options =
+      correction_options(ckpt.metadata, static_cast<int>(h.fields.size()), weights);
   if (std::to_string(h.ne) != entry(ckpt, "ne") || std::to_string(h.p) != entry(ckpt, "p"))
     throw exadnn::Error("climate_correct", weights + " was trained on (Ne, p) = (" +
                                                entry(ckpt, "ne") + ", " + entry(ckpt, "p") + "), " +
                                                stream_path + " holds (" + std::to_string(h.ne) +
                                                ", " + std::to_string(h.p) + ")");
-  CorrectionOptions options{.fields = static_cast<int>(h.fields.size()),
-                            .width = std::stoi(entry(ckpt, "width")),
-                            .depth = std::stoi(entry(ckpt, "depth"))};
-  std::stringstream periods(entry(ckpt, "periods"));
-  for (std::string p; std::getline(periods, p, ',');)
-    if (!p.empty()) options.periods.push_back(std::stoi(p));
   const CubedSphere mesh(h.ne, h.p);
   Correction correction(mesh, options);
   correction.load(ckpt.tensors);

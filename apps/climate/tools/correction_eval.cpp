@@ -42,9 +42,11 @@ struct Options {
   double days = 6, train_days = 3, every_hours = 3, cfl = 0.5;
   std::vector<double> ratios{4, 16, 64};
   int width = 16, depth = 4, epochs = 60;
+  std::vector<int> dilations;  // one per convolution (none: 1 each)
   // The last training steps held out of training to fit each field's gain on (0: gains 1).
   int validation_steps = 2;
-  bool phases = true;  // tell the network the element's and the compressor block's phase
+  bool phases = true;    // tell the network the element's and the compressor block's phase
+  bool augment = false;  // train on the examples in random orientations (dihedral.h)
   // "truncation" (plain 8 x 8 DCT truncation, the reference), "dct", "zfp" (picked).
   std::vector<std::string> compressors{"truncation", "dct", "zfp"};
   double lr = 1e-3;
@@ -142,14 +144,16 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
     }
     decompressed.push_back(std::move(d));
   }
-  CorrectionOptions options{.fields = 3, .width = o.width, .depth = o.depth, .seed = 1};
+  CorrectionOptions options{
+      .fields = 3, .width = o.width, .depth = o.depth, .dilations = o.dilations, .seed = 1};
   if (o.phases) options.periods = structure_periods(mesh.degree(), *comp[0]);
   Correction correction(mesh, options);
   // Steps [0, fit) train; [fit, train_count) are held out to fit the gains on.
   const int fit = train_count - o.validation_steps;
   EXADNN_CHECK(fit >= 1, "correction_eval", "--validation-steps ", o.validation_steps,
                " leaves no training step of the ", train_count, " before --train-days");
-  CorrectionTrainer trainer(correction, {.capacity = 6 * fit, .batch = 6, .lr = o.lr, .seed = 2});
+  CorrectionTrainer trainer(
+      correction, {.capacity = 6 * fit, .batch = 6, .lr = o.lr, .seed = 2, .augment = o.augment});
   for (int k = 0; k < fit; ++k) trainer.add(decompressed[k], steps[k].fields);
   const auto start = std::chrono::steady_clock::now();
   double loss = 0;
@@ -265,9 +269,15 @@ int main(int argc, char** argv) {
   app.add_option("--every-hours", o.every_hours, "hours between output steps");
   app.add_option("--ratios", o.ratios, "compression ratios");
   app.add_option("--width", o.width, "hidden channels of the network");
-  app.add_option("--depth", o.depth, "3x3 convolutions (the halo width)");
+  app.add_option("--depth", o.depth, "3x3 convolutions");
+  app.add_option(
+         "--dilations", o.dilations,
+         "each convolution's dilation, e.g. 1,2,4,8,1 (none: 1 each); the halo is their sum")
+      ->delimiter(',');
   app.add_option("--epochs", o.epochs, "epochs over the training pairs");
   app.add_option("--lr", o.lr, "Adam's learning rate");
+  app.add_option("--augment", o.augment,
+                 "train on each example in a random one of its square's 8 orientations (1 or 0)");
   app.add_option("--phases", o.phases, "phase channels of the element and the block (1 or 0)");
   app.add_option("--validation-steps", o.validation_steps,
                  "the last training steps held out to fit each field's gain on (0: none, gains 1)")

@@ -36,9 +36,13 @@ namespace climate {
 using Fields = std::vector<FaceField>;
 
 struct CorrectionOptions {
-  int fields = 3;     ///< C: the fields corrected (output channels)
-  int width = 16;     ///< channels of the hidden layers
-  int depth = 4;      ///< 3×3 convolutions (≥ 2); the halo H = depth (each trims one pixel)
+  int fields = 3;  ///< C: the fields corrected (output channels)
+  int width = 16;  ///< channels of the hidden layers
+  int depth = 4;   ///< 3×3 convolutions (≥ 2); the halo H = Σ dilations (each trims its own)
+  /// Each convolution's dilation (empty: 1 for all, H = depth; else `depth` values ≥ 1): a
+  /// dilation d widens a 3×3 convolution's reach to d pixels each way at the same cost, so
+  /// 1, 2, 4, 8, 1 sees 16 pixels around a node, two DCT blocks, where plain ones see `depth`.
+  std::vector<int> dilations{};
   uint64_t seed = 1;  ///< initial weights
   /// Periods P ≥ 2 of the face array's structure that the network is told: for each, two more
   /// input channels, a pixel's row and column phase (index mod P, mapped onto [−1, 1]; halo
@@ -57,6 +61,8 @@ class Correction {
 
   const CorrectionOptions& options() const { return options_; }
   const FaceHalo& halo() const { return halo_; }
+  /// The pixels the network reaches around a node each way: Σ dilations (the halo H).
+  static int reach(const CorrectionOptions& options);
   /// The network, as the train layer takes it: x [B, C', n+2H, n+2H] (normalised decompressed
   /// fields and the phase channels) → [B, C, n, n] (the residual, divided by each field's
   /// residual scale).

@@ -24,6 +24,10 @@ struct CorrectionTrainerOptions {
   int64_t batch = 6;       ///< examples per optimizer step
   double lr = 1e-3;        ///< Adam's learning rate
   uint64_t seed = 1;       ///< the draws and the shuffles (each round its own)
+  /// Each example drawn is shown in one of the eight orientations of its square (dihedral.h),
+  /// drawn at random: the network learns a correction that holds whichever way a structure
+  /// faces, not only the orientations the flow has shown so far.
+  bool augment = false;
 };
 
 /// What one training round did.
@@ -55,6 +59,8 @@ class CorrectionTrainer {
   // A draw from the buffer, normalised in place (it is a copy).
   std::shared_ptr<exadnn::data::TensorDataset> normalised(
       const std::shared_ptr<exadnn::data::TensorDataset>& raw) const;
+  // Each example of a draw (a copy) turned in place to an orientation drawn with `seed`.
+  void reorient(exadnn::data::TensorDataset& draw, uint64_t seed) const;
 
   Correction& correction_;
   CorrectionTrainerOptions options_;
