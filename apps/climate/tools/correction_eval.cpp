@@ -47,6 +47,10 @@ struct Options {
   int validation_steps = 2;
   bool phases = true;    // tell the network the element's and the compressor block's phase
   bool augment = false;  // train on the examples in random orientations (dihedral.h)
+  // "later": days 0 – train_days train, the later days test (the check); "interleaved":
+  // every other step of the whole run trains and the steps between test (a control: test flow
+  // like the training flow, as a correction trained on a whole run would see).
+  std::string split = "later";
   // "truncation" (plain 8 x 8 DCT truncation, the reference), "dct", "zfp" (picked).
   std::vector<std::string> compressors{"truncation", "dct", "zfp"};
   double lr = 1e-3;
@@ -285,26 +289,36 @@ int main(int argc, char** argv) {
   app.add_option("--compressors", o.compressors,
                  "truncation (plain 8x8 DCT, f64 coefficients), dct, zfp (picked per ratio)")
       ->check(CLI::IsMember({"truncation", "dct", "zfp"}));
+  app.add_option("--split", o.split,
+                 "later (days after --train-days test) or interleaved (every other step trains)")
+      ->check(CLI::IsMember({"later", "interleaved"}));
   app.add_option("--out", o.out, "output folder");
   CLI11_PARSE(app, argc, argv);
   try {
     std::filesystem::create_directories(o.out);
     const CubedSphere mesh(o.ne, o.p);
     auto t0 = std::chrono::steady_clock::now();
-    const std::vector<Step> steps = run_galewsky(mesh, o);
+    std::vector<Step> steps = run_galewsky(mesh, o);
     int train_count = 0;
-    while (train_count < static_cast<int>(steps.size()) &&
-           steps[train_count].hours <= o.train_days * 24 + 1e-9)
-      ++train_count;
+    if (o.split == "interleaved") {  // the even steps first (they train), then the odd ones
+      std::stable_partition(steps.begin(), steps.end(), [&](const Step& s) {
+        return std::lround(s.hours / o.every_hours) % 2 == 0;
+      });
+      train_count = static_cast<int>((steps.size() + 1) / 2);
+    } else {
+      while (train_count < static_cast<int>(steps.size()) &&
+             steps[train_count].hours <= o.train_days * 24 + 1e-9)
+        ++train_count;
+    }
     EXADNN_CHECK(train_count >= 1 && train_count < static_cast<int>(steps.size()),
                  "correction_eval", "--train-days ", o.train_days, " leaves ", train_count,
                  " training and ", steps.size() - train_count, " test steps of ", steps.size());
     std::printf(
-        "Galewsky (%d, %d), %zu output steps every %g h (%.0f s): %d train (days 0-%g), "
-        "%zu test\n",
-        o.ne, o.p, steps.size(), o.every_hours,
+        "Galewsky (%d, %d), %zu output steps every %g h (%.0f s): %d train (%s), %zu test\n", o.ne,
+        o.p, steps.size(), o.every_hours,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), train_count,
-        o.train_days, steps.size() - train_count);
+        o.split == "interleaved" ? "every other step" : "the first days",
+        steps.size() - train_count);
     std::vector<Point> points;
     subsampling_points(steps, train_count, o, points);
     const int n = steps[0].fields[0].n;
