@@ -231,6 +231,7 @@ Fields Correction::corrections(const Fields& decompressed) const {
     for (int f = 0; f < 6; ++f)
       for (int64_t k = 0; k < face; ++k)
         out[c].data[f * face + k] = double{y[(f * C + c) * face + k]} * s[2 * C + c];
+    if (projection_) projection_(c, decompressed[c], out[c]);
     remove_weighted_mean(weights_, out[c]);  // mass-neutral
   }
   return out;

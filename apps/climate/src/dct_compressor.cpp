@@ -293,7 +293,7 @@ std::vector<std::uint8_t> DctCompressor::compress(const FaceField& field) const 
   return out;
 }
 
-FaceField DctCompressor::decompress(const std::uint8_t* payload, std::size_t size) const {
+DctParams DctCompressor::payload_params(const std::uint8_t* payload, std::size_t size, int* face) {
   ByteReader r(payload, size, "dct payload");
   const std::uint32_t n = r.u32("the face size");
   DctParams p;
@@ -310,6 +310,13 @@ FaceField DctCompressor::decompress(const std::uint8_t* payload, std::size_t siz
   } catch (const Error& e) {
     throw Error("dct payload", cat("corrupt header: ", e.what()));
   }
+  if (face != nullptr) *face = static_cast<int>(n);
+  return p;
+}
+
+FaceField DctCompressor::decompress(const std::uint8_t* payload, std::size_t size) const {
+  int n = 0;
+  const DctParams p = payload_params(payload, size, &n);
   // Every block starts with its DC as 64 bits: checked before the field (6 n² f64) is allocated,
   // so a corrupt face size cannot ask for gigabytes.
   const std::size_t blocks = 6 * std::size_t(n / p.block) * (n / p.block);

@@ -34,6 +34,7 @@
 #include "climate/correction_metadata.h"
 #include "climate/correction_trainer.h"
 #include "climate/dct_compressor.h"
+#include "climate/dct_consistency.h"
 #include "climate/galewsky.h"
 #include "climate/simulation.h"
 #include "climate/stream.h"
@@ -193,6 +194,7 @@ void climate_train_correction(flow::ModuleContext& ctx) {
     // The simulation's wall time for this output step: the time the trainer has for it.
     const double interval = to_vector<double>(in.recv()).at(1);
     Fields original, decompressed;
+    std::vector<std::vector<std::uint8_t>> payloads(3);
     for (int c = 0; c < 3; ++c) {
       FaceField f(n);
       Tensor values = in.recv();
@@ -202,9 +204,14 @@ void climate_train_correction(flow::ModuleContext& ctx) {
                    f.data.size());
       f.data = to_vector<double>(values);
       original.push_back(std::move(f));
-      const std::vector<std::uint8_t> payload = to_vector<std::uint8_t>(in.recv());
-      decompressed.push_back(decoder->decompress(payload));
+      payloads[c] = to_vector<std::uint8_t>(in.recv());
+      decompressed.push_back(decoder->decompress(payloads[c]));
     }
+    // A DCT stream keeps one compressor for the run: the first step's payloads give the
+    // consistency projection every step's correction is kept to (dct_consistency.h), as
+    // climate_correct keeps it.
+    if (k == 0 && decoder->kind() == CompressorKind::dct)
+      correction.set_projection(dct_consistency(payloads));
     const auto arrived = Clock::now();
     idle += std::chrono::duration<double>(arrived - t).count();
     if (trainer.rounds() > 0) {  // the correction on a step it has not trained on

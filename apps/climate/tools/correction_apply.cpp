@@ -1,6 +1,8 @@
 // climate_correct: the corrected output of a compressed stream — decodes every step of a stream
 // file (stream.h) and applies the learned correction stored beside it (the checkpoint the
-// in-situ workflow's trainer wrote), with nothing else.
+// in-situ workflow's trainer wrote), with nothing else. On a DCT stream each field's correction
+// is first kept to what its payload allows (dct_consistency.h: the kept coefficients stay in
+// their quantisation cells), which never moves it further from the original.
 //
 //   climate_correct STREAM CHECKPOINT [-o DIR]
 //
@@ -21,6 +23,7 @@
 
 #include "climate/correction.h"
 #include "climate/correction_metadata.h"
+#include "climate/dct_consistency.h"
 #include "climate/stream.h"
 #include "exadnn/core/error.h"
 
@@ -56,6 +59,8 @@ int run(const std::string& stream_path, const std::string& weights, const std::s
   StreamStep step;
   while (reader.next(step)) {
     const Fields decoded = reader.decode(step);
+    if (h.kind == CompressorKind::dct)  // kept to what the stream allows (dct_consistency.h)
+      correction.set_projection(dct_consistency(step.payloads));
     const Fields corrected = correction.apply(decoded);
     std::printf("step %llu (t = %.0f s):", static_cast<unsigned long long>(step.step), step.time);
     for (size_t c = 0; c < decoded.size(); ++c) {

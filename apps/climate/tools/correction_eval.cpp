@@ -28,6 +28,7 @@
 #include "climate/correction.h"
 #include "climate/correction_trainer.h"
 #include "climate/dct_compressor.h"
+#include "climate/dct_consistency.h"
 #include "climate/galewsky.h"
 #include "climate/simulation.h"
 
@@ -47,6 +48,8 @@ struct Options {
   int validation_steps = 2;
   bool phases = true;    // tell the network the element's and the compressor block's phase
   bool augment = false;  // train on the examples in random orientations (dihedral.h)
+  // Keep each DCT-compressed field's correction to what the stream allows (dct_consistency.h).
+  bool consistent = true;
   // "later": days 0 – train_days train, the later days test (the check); "interleaved":
   // every other step of the whole run trains and the steps between test (a control: test flow
   // like the training flow, as a correction trained on a whole run would see).
@@ -152,6 +155,13 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
       .fields = 3, .width = o.width, .depth = o.depth, .dilations = o.dilations, .seed = 1};
   if (o.phases) options.periods = structure_periods(mesh.degree(), *comp[0]);
   Correction correction(mesh, options);
+  if (o.consistent) {  // each DCT-compressed field's correction kept to what its stream allows
+    std::vector<const DctCompressor*> dct(3, nullptr);
+    for (int c = 0; c < 3; ++c) dct[c] = dynamic_cast<const DctCompressor*>(comp[c].get());
+    correction.set_projection([dct](int c, const FaceField& d, FaceField& correction_field) {
+      if (dct[c] != nullptr) project_onto_dct_consistent(dct[c]->params(), d, correction_field);
+    });
+  }
   // Steps [0, fit) train; [fit, train_count) are held out to fit the gains on.
   const int fit = train_count - o.validation_steps;
   EXADNN_CHECK(fit >= 1, "correction_eval", "--validation-steps ", o.validation_steps,
@@ -289,6 +299,8 @@ int main(int argc, char** argv) {
   app.add_option("--compressors", o.compressors,
                  "truncation (plain 8x8 DCT, f64 coefficients), dct, zfp (picked per ratio)")
       ->check(CLI::IsMember({"truncation", "dct", "zfp"}));
+  app.add_option("--consistent", o.consistent,
+                 "project each DCT field's correction onto what its stream allows (1 or 0)");
   app.add_option("--split", o.split,
                  "later (days after --train-days test) or interleaved (every other step trains)")
       ->check(CLI::IsMember({"later", "interleaved"}));

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -96,6 +97,14 @@ class Correction {
   /// The network's residual for each field, made mass-neutral, before the gains.
   Fields corrections(const Fields& decompressed) const;
 
+  /// A projection of each field's correction (SI units, face layout), applied to the network's
+  /// output before it is made mass-neutral and scaled by the gain: e.g. onto the corrections the
+  /// compressed stream allows (dct_consistency.h). None by default; it is not stored with the
+  /// weights (it belongs to the stream: whoever applies the correction sets it).
+  using Projection =
+      std::function<void(int field, const FaceField& decompressed, FaceField& correction)>;
+  void set_projection(Projection projection) { projection_ = std::move(projection); }
+
   /// Fits each field's gain on held-out pairs (steps never trained on): the α in [0, 1] that
   /// minimises Σ |original − decompressed − α · correction|² over them (least squares, clamped),
   /// so that the stored correction is scaled down, or off (0), where it does not generalise: on
@@ -125,6 +134,7 @@ class Correction {
   // Per field: values seen, Σ decompressed, Σ decompressed², Σ residual².
   std::vector<double> seen_, sum_, sum_sq_, res_sq_;
   std::shared_ptr<Net> net_;
+  Projection projection_;
 };
 
 /// The fields the correction works on, from a state: h [m], u, v (east, north) [m/s].

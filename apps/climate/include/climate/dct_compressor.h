@@ -50,6 +50,10 @@ class DctCompressor : public Compressor {
   using Compressor::decompress;
   FaceField decompress(const std::uint8_t* payload, std::size_t size) const override;
 
+  /// The parameters a payload was made with, read from its header (and its face size into
+  /// `face` when given); a malformed header is an exadnn::Error saying what is wrong.
+  static DctParams payload_params(const std::uint8_t* payload, std::size_t size,
+                                  int* face = nullptr);
   /// The payload bytes for face size n (header included); q-bit mode only (a step's payload
   /// size depends on the data: an exadnn::Error).
   static std::size_t payload_bytes(int n, const DctParams& params);
