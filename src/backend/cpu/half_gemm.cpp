@@ -21,6 +21,7 @@
 #include "exadnn/core/storage.h"
 #include "gemm_impl.h"
 #include "loops.h"
+#include "onednn_context.h"
 #include "onednn_matmul.h"
 
 namespace exadnn::cpu {
@@ -29,9 +30,15 @@ namespace {
 
 constexpr int64_t kChunk = 256;  // elements converted per step of a row (stack buffers)
 
-// C = alpha·op(A)·op(B) + beta·C with bf16 A and B; C is bf16 or f32.
+template <class T>
+void widened_gemm(const GemmArgs& g, bool t_out);
+
+// C = alpha·op(A)·op(B) + beta·C with bf16 A and B; C is bf16 or f32. On a CPU without oneDNN's
+// bf16 kernels (onednn_context.h), as an f32 GEMM of the widened operands: the same products
+// (exact in f32) and f32 sums.
 void bf16_matmul(const GemmArgs& g, bool bf16_out) {
   using dt = dnnl::memory::data_type;
+  if (!onednn::has_bf16_kernels()) return widened_gemm<BFloat16>(g, bf16_out);
   onednn_matmul(g, dt::bf16, bf16_out ? dt::bf16 : dt::f32);
 }
 
@@ -186,6 +193,32 @@ void gemm_bf16_pieces(const GemmArgs& g, int count) {
       });
 }
 
+// C = alpha·op(A)·op(B) + beta·C with 16-bit T operands, as an f32 GEMM of the widened (exact)
+// operands; C is T (an f32 result in a dense buffer, C's rows widened first when beta != 0,
+// rounded once) or f32 (written in place).
+template <class T>
+void widened_gemm(const GemmArgs& g, bool t_out) {
+  std::vector<std::shared_ptr<Storage>> keep;
+  auto a = allocate_pieces<float>(keep, stored_a(g), 1, false);
+  auto b = allocate_pieces<float>(keep, stored_b(g), 1, false);
+  auto widen = [](const float* x, int64_t n, float* const* out) {
+    std::memcpy(out[0], x, static_cast<size_t>(n) * sizeof(float));
+  };
+  pack<T>(a, widen);
+  pack<T>(b, widen);
+  GemmArgs f = piece_args(g, a, 0, b, 0, 1, g.alpha, g.beta);
+  if (!t_out) return sgemm(f);
+  const Stored c_stored{g.c, g.m, g.n, g.ldc, true};
+  auto c = allocate_pieces<float>(keep, c_stored, 1, false);
+  if (g.beta != 0.0) pack<T>(c, widen);
+  f.c = c.data;
+  f.ldc = g.n;
+  sgemm(f);
+  T* dst = static_cast<T*>(g.c);
+#pragma omp parallel for if (g.m * g.n >= kParallelGrain)
+  for (int64_t r = 0; r < g.m; ++r) convert(c.data + r * g.n, dst + r * g.ldc, g.n);
+}
+
 }  // namespace
 
 void sgemm_with_precision(const GemmArgs& g) {
@@ -215,25 +248,7 @@ void gemm_bf16(const GemmArgs& g) {
 void gemm_f16(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0) return;
   if (g.k == 0) return scale_c<Half>(g);
-  std::vector<std::shared_ptr<Storage>> keep;
-  auto a = allocate_pieces<float>(keep, stored_a(g), 1, false);
-  auto b = allocate_pieces<float>(keep, stored_b(g), 1, false);
-  auto widen = [](const float* x, int64_t n, float* const* out) {
-    std::memcpy(out[0], x, static_cast<size_t>(n) * sizeof(float));
-  };
-  pack<Half>(a, widen);
-  pack<Half>(b, widen);
-  // f32 result (in a dense buffer, C's rows widened first when beta != 0), rounded once to fp16.
-  const Stored c_stored{g.c, g.m, g.n, g.ldc, true};
-  auto c = allocate_pieces<float>(keep, c_stored, 1, false);
-  if (g.beta != 0.0) pack<Half>(c, widen);
-  GemmArgs f = piece_args(g, a, 0, b, 0, 1, g.alpha, g.beta);
-  f.c = c.data;
-  f.ldc = g.n;
-  sgemm(f);
-  Half* dst = static_cast<Half*>(g.c);
-#pragma omp parallel for if (g.m * g.n >= kParallelGrain)
-  for (int64_t r = 0; r < g.m; ++r) convert(c.data + r * g.n, dst + r * g.ldc, g.n);
+  widened_gemm<Half>(g, true);
 }
 
 }  // namespace exadnn::cpu

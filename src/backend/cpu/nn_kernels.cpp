@@ -8,6 +8,7 @@
 #include "exadnn/core/half.h"
 #include "loops.h"
 #include "nn_impl.h"
+#include "onednn_context.h"
 #include "widen_f32.h"
 
 namespace exadnn::cpu {
@@ -61,14 +62,16 @@ bool empty(const BatchNormGeometry& g) {
 }
 
 // How a 16-bit layer kernel runs: bf16 convolutions in oneDNN (its AVX512-BF16 kernels); f16
-// ones (oneDNN 2.6 has no f16 convolution on CPUs), bf16 ones on the im2col path and 16-bit batch
+// ones (oneDNN 2.6 has no f16 convolution on CPUs), bf16 ones on the im2col path or on a CPU
+// without oneDNN's bf16 kernels (AVX2: onednn::has_bf16_kernels) and 16-bit batch
 // norm widened to f32 (widen_f32.h); 16-bit pooling in exadnn's loops.
 template <class T>
 constexpr bool is_half_type = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 template <class T>
 bool conv_widened() {
-  return std::is_same_v<T, Half> || (std::is_same_v<T, BFloat16> && !use_onednn());
+  return std::is_same_v<T, Half> ||
+         (std::is_same_v<T, BFloat16> && (!use_onednn() || !onednn::has_bf16_kernels()));
 }
 
 template <class T>

@@ -28,6 +28,10 @@ using tag = dnnl::memory::format_tag;
 
 /// The CPU engine (created once).
 const dnnl::engine& engine();
+/// Whether oneDNN has bf16 matmul and convolution kernels on this CPU (oneDNN 2.6: only with
+/// AVX-512; on an AVX2 machine creating a bf16 primitive fails). Probed once, by creating both on
+/// a tiny problem; where false, the 16-bit kernels widen to f32 instead (widen_f32.h).
+bool has_bf16_kernels();
 /// An in-order stream on the CPU engine, one per calling thread.
 dnnl::stream& stream();
 
