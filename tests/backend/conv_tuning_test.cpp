@@ -233,7 +233,15 @@ TEST(OnednnConvLayouts, WinogradRouteMatchesTheLoopsAndRefusesWhatItDoesNotTake)
   };
   const auto winograd = cpu::onednn::ConvLayout::winograd;
   Tensor out = zeros({2, 64, 12, 12}), want = zeros({2, 64, 12, 12});
-  cpu::onednn::conv2d_forward(g, out, x, w, Tensor(), winograd);
+  try {
+    cpu::onednn::conv2d_forward(g, out, x, w, Tensor(), winograd);
+  } catch (const Error& e) {
+    // oneDNN 2.6 has Winograd kernels only with AVX-512: elsewhere the route is refused (the
+    // measurement leaves it out), which is all there is to check.
+    ASSERT_NE(std::string(e.what()).find("could not create a primitive"), std::string::npos)
+        << e.what();
+    GTEST_SKIP() << "this CPU has no oneDNN Winograd kernels: " << e.what();
+  }
   cpu::native::conv2d_forward<float>(g, want, x, w, Tensor());
   close(out, want, "forward");
   Tensor gx = zeros({2, 64, 12, 12}), want_gx = zeros({2, 64, 12, 12});

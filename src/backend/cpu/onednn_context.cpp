@@ -15,8 +15,8 @@ bool has_bf16_kernels() {
     try {
       const memory::desc a({2, 2}, dt::bf16, tag::ab), c({2, 2}, dt::f32, tag::ab);
       dnnl::matmul::primitive_desc mm(dnnl::matmul::desc(a, a, c), engine());
-      const memory::desc x({1, 16, 4, 4}, dt::bf16, tag::any), w({16, 16, 3, 3}, dt::bf16, tag::any),
-          y({1, 16, 2, 2}, dt::bf16, tag::any);
+      const memory::desc x({1, 16, 4, 4}, dt::bf16, tag::any),
+          w({16, 16, 3, 3}, dt::bf16, tag::any), y({1, 16, 2, 2}, dt::bf16, tag::any);
       dnnl::convolution_forward::primitive_desc conv(
           dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                           dnnl::algorithm::convolution_direct, x, w, y, {1, 1},

@@ -75,7 +75,13 @@ struct Plan {
 
 // Channels-last where oneDNN's brgconv kernels have enough input channels to beat the blocked
 // layout in the forward pass (the rule of onednn_conv.cpp), else oneDNN's choice (blocked).
-tag activation_tag(const Conv2dGeometry& g) {
+// On a CPU without AVX-512, where exadnn's conv + pool loop does not run (native_conv_pool.cpp),
+// 2x2 pooling always gets channels-last too, so that exadnn's pooling loop runs rather than
+// oneDNN's pooling primitives, whose AVX2 kernels do not let a NaN win its window
+// (ConvMaxPool.NaNWinsAsInTheTwoOps).
+tag activation_tag(const Conv2dGeometry& g, const Pool2dGeometry& p) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (!avx512 && native::is_max_pool_2x2(p)) return tag::nhwc;
   return g.c >= 16 ? tag::nhwc : tag::any;
 }
 
@@ -83,7 +89,7 @@ Plan make_plan(const Key& k) {
   const Conv2dGeometry& g = k.conv;
   const Pool2dGeometry& p = k.pool;
   const Dims d(g, memory::data_type::f32);
-  const tag act = activation_tag(g);
+  const tag act = activation_tag(g, p);
   const memory::desc bias = k.bias ? d.md(d.bias, tag::x) : memory::desc();
   const dnnl::convolution_forward::primitive_desc conv_fwd(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
