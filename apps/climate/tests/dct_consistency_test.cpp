@@ -8,11 +8,19 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <random>
 
 #include "compress_test_fields.h"
 
 namespace climate {
+
+// How gtest names a case's parameters (it would otherwise print DctParams' bytes, padding
+// included).
+void PrintTo(const DctParams& p, std::ostream* os) {
+  *os << "B=" << p.block << " k=" << p.keep << " bits=" << p.bits << " step=" << p.step;
+}
+
 namespace {
 
 const FaceField& h() {
