@@ -330,12 +330,17 @@ std::vector<float> transposed_weights(const Shape4& s, const Tensor& weight) {
 
 }  // namespace
 
-bool conv_pool_fits(const Conv2dGeometry& g, const Pool2dGeometry& p) {
+bool conv_pool_loop_runs_here() {
   static const bool avx512 = has_avx512();
-  return avx512 && g.groups == 1 && g.stride_h == 1 && g.stride_w == 1 && g.dilation_h == 1 &&
-         g.dilation_w == 1 && g.c <= 4 && g.o > 0 && g.o % kLanes == 0 && g.kw <= kMaxKernelWidth &&
-         p.kind == PoolKind::max && p.kh == 2 && p.kw == 2 && p.stride_h == 2 && p.stride_w == 2 &&
-         p.pad_h == 0 && p.pad_w == 0 && p.oh >= 1 && p.ow >= 1;
+  return avx512;
+}
+
+bool conv_pool_fits(const Conv2dGeometry& g, const Pool2dGeometry& p) {
+  return conv_pool_loop_runs_here() && g.groups == 1 && g.stride_h == 1 && g.stride_w == 1 &&
+         g.dilation_h == 1 && g.dilation_w == 1 && g.c <= 4 && g.o > 0 && g.o % kLanes == 0 &&
+         g.kw <= kMaxKernelWidth && p.kind == PoolKind::max && p.kh == 2 && p.kw == 2 &&
+         p.stride_h == 2 && p.stride_w == 2 && p.pad_h == 0 && p.pad_w == 0 && p.oh >= 1 &&
+         p.ow >= 1;
 }
 
 bool conv_pool_wrote(const ConvMaxPoolSaved& saved) {

@@ -87,6 +87,8 @@ void max_pool_3x3_s2_plane(const Pool2dGeometry& g, const T* src, T* dst, int32_
 /// most 4 input channels, output channels a multiple of 16, kernel width <= 7, the pooling 2x2,
 /// stride 2, no padding).
 bool conv_pool_fits(const Conv2dGeometry& conv, const Pool2dGeometry& pool);
+/// Whether this CPU runs exadnn's conv + pool loop at all (it is built for AVX-512 only).
+bool conv_pool_loop_runs_here();
 /// Its forward (`relu`: max(0, ·) of the pooled values) and backward (the Conv2dMaxPool kernels'
 /// contract, nn_kernels.h). Its workspace is an i32 tensor [n, ph, pw, o] (oneDNN's is u8 bytes):
 /// conv_pool_wrote tells which path wrote it.
