@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "climate/dct.h"
@@ -20,6 +21,14 @@ void load_block(const FaceField& field, int f, int br, int bc, int b, std::vecto
 void store_block(const std::vector<double>& block, int f, int br, int bc, int b, FaceField& field) {
   for (int j = 0; j < b; ++j)
     for (int i = 0; i < b; ++i) field.at(f, br * b + j, bc * b + i) = block[j * b + i];
+}
+
+// This thread's transform for block size b, planned again only when b changes (a projection runs
+// for every field of every step; BlockDct is one per thread).
+const BlockDct& transform(int b) {
+  thread_local std::unique_ptr<BlockDct> dct;
+  if (!dct || dct->block() != b) dct = std::make_unique<BlockDct>(b);
+  return *dct;
 }
 
 // The half-width of the quantisation cell of the kept non-DC coefficients of one block, from
@@ -44,7 +53,7 @@ void project_onto_dct_consistent(const DctParams& params, const FaceField& decom
                "project_onto_dct_consistent", "a correction of face size ", correction.n,
                " for a decompressed field of face size ", decompressed.n);
   const int b = params.block, k = params.keep, nb = decompressed.n / b;
-  const BlockDct dct(b);
+  const BlockDct& dct = transform(b);
   std::vector<double> D(static_cast<size_t>(b) * b), C(D.size());
   for (int f = 0; f < 6; ++f)
     for (int br = 0; br < nb; ++br)
