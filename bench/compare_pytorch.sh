@@ -21,8 +21,9 @@
 #
 # PyTorch gets its best configuration, probed first (2 short epochs of a few batches each, the
 # second timed): PyTorch threads x OpenBLAS threads in {1, 2}, and for the convolutional models
-# also channels-last, with OPENBLAS_CORETYPE=SkylakeX (Debian's OpenBLAS otherwise picks a slower
-# kernel on this processor), all with glibc's malloc keeping freed memory (KEEP_MALLOC below; on a
+# also channels-last, with OPENBLAS_CORETYPE=SkylakeX where the CPU has AVX-512 (Debian's OpenBLAS
+# otherwise picks a slower kernel on the AVX-512 EPYC; without AVX-512 those kernels die of SIGILL,
+# so OpenBLAS chooses for itself there), all with glibc's malloc keeping freed memory (KEEP_MALLOC below; on a
 # machine where page faults are dear it ran PyTorch's CNN 1.7x faster); then the best of those
 # again with glibc's defaults and with huge pages as well (HUGE_MALLOC). exadnn runs with EXADNN_THREADS threads (default 2) and no
 # other environment variables set; the `exadnn` command keeps freed memory by itself, the same
@@ -31,7 +32,7 @@
 # Each model's training GFLOP/s (training FLOPs per sample x samples/s; FLOPs = 3 x the forward's
 # 2 x multiply-adds, counted by compare_pytorch.py) is also printed as a fraction of the best f32
 # GEMM GFLOP/s measured here at 2 threads (exadnn::matmul, dnnl_sgemm and OpenBLAS's sgemm, auto
-# and SkylakeX, at 512^3 and 2048^3), when BUILD_DIR has bench/exadnn_matmul_bench
+# and SkylakeX where the CPU has AVX-512, at 512^3 and 2048^3), when BUILD_DIR has bench/exadnn_matmul_bench
 # (-DEXADNN_BUILD_BENCHMARKS=ON). Peak RSS is each process's own ru_maxrss (both frameworks hold
 # the same f32 data: ~190 MB for Fashion-MNIST, ~126 MB for the 3x64x64 set), with the ratio.
 #
@@ -56,6 +57,11 @@ done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# OpenBLAS's SkylakeX kernels, forced only where the CPU runs AVX-512 (elsewhere: illegal instruction).
+SKYLAKEX=()
+grep -qw avx512f /proc/cpuinfo && SKYLAKEX=(OPENBLAS_CORETYPE=SkylakeX)
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo 'no AVX-512 (OpenBLAS picks its own kernel)')"
+
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 # PyTorch's CPU allocator hands every tensor to malloc and back; glibc returns large blocks to the
 # kernel (munmap) at once, so each step's activations fault their pages in again. "keep" makes
@@ -73,7 +79,7 @@ torch_run() {  # torch_run MODEL EPOCHS TORCH_THREADS BLAS_THREADS ALLOCATOR [FL
   local malloc_env=()
   [ "$alloc" != glibc ] && malloc_env=("${KEEP_MALLOC[@]}")
   [ "$alloc" = keep_huge ] && malloc_env+=("${HUGE_MALLOC[@]}")
-  env -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=$b \
+  env -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS -u OPENBLAS_CORETYPE "${SKYLAKEX[@]}" OPENBLAS_NUM_THREADS=$b \
     "${malloc_env[@]}" "$PY" bench/compare_pytorch.py $model $epochs $t "$@"
 }
 
@@ -86,9 +92,13 @@ if [ -x "$MATMUL" ]; then
   shapes='/M:(512|2048)/K:(512|2048)/N:(512|2048)/threads:2/'
   flags=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=json)
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$MATMUL" --benchmark_filter="$shapes" "${flags[@]}" > "$tmp/gemm1.json" 2> "$tmp/gemm.err"
-  env -u OPENBLAS_L2_SIZE OPENBLAS_CORETYPE=SkylakeX "$MATMUL" --benchmark_filter="^matmul/cblas_sgemm$shapes" \
-    "${flags[@]}" > "$tmp/gemm2.json" 2>> "$tmp/gemm.err"
-  read -r gemm gemm_name < <(python3 - "$tmp/gemm1.json" "$tmp/gemm2.json" <<'EOF'
+  gemm_runs=("$tmp/gemm1.json")
+  if [ ${#SKYLAKEX[@]} -gt 0 ]; then
+    env -u OPENBLAS_L2_SIZE "${SKYLAKEX[@]}" "$MATMUL" --benchmark_filter="^matmul/cblas_sgemm$shapes" \
+      "${flags[@]}" > "$tmp/gemm2.json" 2>> "$tmp/gemm.err"
+    gemm_runs+=("$tmp/gemm2.json")
+  fi
+  read -r gemm gemm_name < <(python3 - "${gemm_runs[@]}" <<'EOF'
 import json, sys
 best = (0.0, "")
 for path, tag in zip(sys.argv[1:], ["", " (SkylakeX)"]):
