@@ -60,7 +60,7 @@ trap 'rm -rf "$tmp"' EXIT
 # OpenBLAS's SkylakeX kernels, forced only where the CPU runs AVX-512 (elsewhere: illegal instruction).
 SKYLAKEX=()
 grep -qw avx512f /proc/cpuinfo && SKYLAKEX=(OPENBLAS_CORETYPE=SkylakeX)
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo 'no AVX-512 (OpenBLAS picks its own kernel)')"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $([ ${#SKYLAKEX[@]} -gt 0 ] && echo AVX-512 || echo 'no AVX-512 (OpenBLAS picks its own kernel)')"
 
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 # PyTorch's CPU allocator hands every tensor to malloc and back; glibc returns large blocks to the
