@@ -8,17 +8,16 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <limits>
 #include <mutex>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "exadnn/backend/runtime.h"
 #include "exadnn/core/error.h"
@@ -30,21 +29,37 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// What makes measurements from another machine or library version not apply here.
+// What makes measurements from another machine or library version not apply here: the CPU's
+// model name, family and model numbers and vector width (a virtual machine may name every
+// generation of a vendor's server CPUs alike, "AMD EPYC", and an AVX2 one runs other kernels
+// than an AVX-512 one: a home folder shared by a cluster's nodes must not mix them), and
+// oneDNN's version.
 const std::string& machine_tag() {
   static const std::string tag = [] {
-    std::string model = "unknown-cpu";
+    std::string model = "unknown-cpu", family = "?", number = "?", isa = "baseline";
     std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);)
-      if (line.rfind("model name", 0) == 0) {
-        model = line.substr(line.find(':') + 2);
-        break;
+    const auto value = [](const std::string& line) {
+      const size_t colon = line.find(':');
+      return colon == std::string::npos ? std::string() : line.substr(colon + 2);
+    };
+    for (std::string line; std::getline(cpuinfo, line);) {  // the first processor's lines
+      if (line.empty()) break;
+      if (line.rfind("model name", 0) == 0) model = value(line);
+      if (line.rfind("cpu family", 0) == 0) family = value(line);
+      if (line.rfind("model\t", 0) == 0) number = value(line);
+      if (line.rfind("flags", 0) == 0) {
+        const std::string flags = ' ' + value(line) + ' ';
+        isa = flags.find(" avx512f ") != std::string::npos ? "avx512"
+              : flags.find(" avx2 ") != std::string::npos  ? "avx2"
+                                                           : "baseline";
       }
+    }
     for (char& ch : model)
       if (ch == ' ' || ch == '\t') ch = '_';
     const dnnl_version_t* v = dnnl_version();
     std::ostringstream s;
-    s << model << "/onednn-" << v->major << '.' << v->minor << '.' << v->patch;
+    s << model << "-f" << family << "m" << number << '-' << isa << "/onednn-" << v->major << '.'
+      << v->minor << '.' << v->patch;
     return s.str();
   }();
   return tag;
@@ -101,16 +116,15 @@ struct Measurement {
 // processes used more than a quarter of a core over the timed rounds (plus 30 ms for the
 // clock-tick resolution of /proc/stat): threads that lose their core lose it for whole scheduler
 // ticks, the timings then measure the load, and every route looks alike (the first one wins).
-Measurement measure(const std::function<void(ConvRoute)>& run) {
+Measurement measure(const std::function<void(ConvRoute)>& run, std::span<const ConvRoute> routes) {
   using Clock = std::chrono::steady_clock;
   constexpr double kOut = std::numeric_limits<double>::infinity();
-  constexpr size_t kCount = std::size(kConvRoutes);
-  std::array<double, kCount> best;
-  best.fill(kOut);
-  std::array<bool, kCount> in{};
+  const size_t kCount = routes.size();
+  std::vector<double> best(kCount, kOut);
+  std::vector<char> in(kCount, 0);
   for (size_t i = 0; i < kCount; ++i) {
     try {
-      run(kConvRoutes[i]);
+      run(routes[i]);
       in[i] = true;
     } catch (const Error&) {
     }
@@ -122,7 +136,7 @@ Measurement measure(const std::function<void(ConvRoute)>& run) {
     for (size_t i = 0; i < kCount; ++i) {
       if (!in[i]) continue;
       const auto t0 = Clock::now();
-      run(kConvRoutes[i]);
+      run(routes[i]);
       best[i] = std::min(best[i], std::chrono::duration<double>(Clock::now() - t0).count());
     }
     const double fastest = *std::min_element(best.begin(), best.end());
@@ -132,8 +146,8 @@ Measurement measure(const std::function<void(ConvRoute)>& run) {
   const bool quiet = others() - others_before <= 0.25 * wall + 0.03;
   const size_t winner =
       static_cast<size_t>(std::min_element(best.begin(), best.end()) - best.begin());
-  if (best[winner] == kOut) return {ConvRoute::onednn_blocked, false};  // no route ran it
-  return {kConvRoutes[winner], quiet};
+  if (best[winner] == kOut) return {routes.front(), false};  // no route ran it
+  return {routes[winner], quiet};
 }
 
 // The wisdom file, opened and locked for the lifetime of this object (invalid: fd < 0).
@@ -155,7 +169,8 @@ class LockedWisdom {
   LockedWisdom(const LockedWisdom&) = delete;
   LockedWisdom& operator=(const LockedWisdom&) = delete;
 
-  /// Every well-formed "<key> <route>" line (the first of a key wins).
+  /// Every well-formed "<key> <route>" line (the last of a key wins: a line is written again
+  /// only when the one before named a route its step no longer takes).
   std::unordered_map<std::string, ConvRoute> read() const {
     std::unordered_map<std::string, ConvRoute> routes;
     if (fd_ < 0) return routes;
@@ -172,7 +187,7 @@ class LockedWisdom {
       const size_t space = line.rfind(' ');
       ConvRoute r;
       if (space != std::string::npos && route_from_name(line.substr(space + 1), r))
-        routes.emplace(line.substr(0, space), r);
+        routes.insert_or_assign(line.substr(0, space), r);
     }
     return routes;
   }
@@ -197,13 +212,14 @@ Known& known() {
 
 }  // namespace
 
-std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass) {
+std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass,
+                            std::string_view op) {
   std::ostringstream s;
   // "routes4": measured among the six routes (Winograd added), written only when measured on
   // a quiet machine; older lines (some measured on a busy one) are ignored.
   // With EXADNN_CONV_WINOGRAD=0 the routes measured are others: a line naming Winograd must
   // not be followed then (it would fail), nor a choice made without it when it is back.
-  s << "conv2d/f32/routes4" << (onednn::winograd_enabled() ? "" : "-nowinograd") << '/'
+  s << op << "/f32/routes4" << (onednn::winograd_enabled() ? "" : "-nowinograd") << '/'
     << machine_tag() << "/threads" << get_num_threads() << '/' << pass_name(pass) << "/n" << g.n
     << "c" << g.c << "h" << g.h << "w" << g.w << "o" << g.o << "k" << g.kh << 'x' << g.kw << "s"
     << g.stride_h << 'x' << g.stride_w << "p" << g.pad_h << 'x' << g.pad_w << "d" << g.dilation_h
@@ -240,17 +256,22 @@ std::string conv_wisdom_path() {
 }
 
 ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
-                           const std::function<void(ConvRoute)>& run) {
-  const std::string key = conv_wisdom_key(g, bias, pass);
+                           const std::function<void(ConvRoute)>& run,
+                           std::span<const ConvRoute> routes, std::string_view op) {
+  EXADNN_CHECK(!routes.empty(), "conv2d", "no route to measure for ", op);
+  const std::string key = conv_wisdom_key(g, bias, pass, op);
+  const auto followed = [&](ConvRoute r) {
+    return std::find(routes.begin(), routes.end(), r) != routes.end();
+  };
   Known& k = known();
   std::lock_guard<std::mutex> lock(k.mutex);  // one thread measures; the others wait for it
-  if (auto it = k.routes.find(key); it != k.routes.end()) return it->second;
+  if (auto it = k.routes.find(key); it != k.routes.end() && followed(it->second)) return it->second;
   const LockedWisdom wisdom(conv_wisdom_path());
   for (const auto& [saved_key, route] : wisdom.read()) k.routes.emplace(saved_key, route);
-  if (auto it = k.routes.find(key); it != k.routes.end()) return it->second;
-  const Measurement m = measure(run);
+  if (auto it = k.routes.find(key); it != k.routes.end() && followed(it->second)) return it->second;
+  const Measurement m = measure(run, routes);
   if (m.trusted) wisdom.append(key, m.route);
-  k.routes.emplace(key, m.route);
+  k.routes.insert_or_assign(key, m.route);
   return m.route;
 }
 

@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "exadnn/backend/nn_kernels.h"
 
@@ -39,14 +41,20 @@ const char* conv_route_name(ConvRoute route);
 enum class ConvPass : uint8_t { forward, backward_data, backward_weights };
 
 /// The route for this problem: known in this process, read from the wisdom file, or measured
-/// now by `run(route)` (which computes the pass into the call's outputs; the caller runs the
-/// returned route once more for its result).
+/// now among `routes` by `run(route)` (which computes the pass into the call's outputs, or
+/// throws an Error for a problem the route does not take; the caller runs the returned route
+/// once more for its result). `op` names the step the convolution belongs to: a plain
+/// convolution ("conv2d") or one fused with what follows it, whose routes are others. A
+/// remembered route outside `routes` is not followed: the problem is measured again.
 ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
-                           const std::function<void(ConvRoute)>& run);
+                           const std::function<void(ConvRoute)>& run,
+                           std::span<const ConvRoute> routes = kConvRoutes,
+                           std::string_view op = "conv2d");
 
-/// The wisdom file's key of a problem (the route set's version, machine, oneDNN version, threads,
-/// pass, geometry, bias).
-std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass);
+/// The wisdom file's key of a problem (the step, the route set's version, machine, oneDNN
+/// version, threads, pass, geometry, bias).
+std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass,
+                            std::string_view op = "conv2d");
 /// CPU seconds the machine's other processes have used so far; a measurement during which they
 /// used more than a quarter of a core is not written down (see measure() in conv_tuning.cpp).
 /// Default: /proc/stat's busy time less this process's CPU time.

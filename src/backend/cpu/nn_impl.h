@@ -104,6 +104,15 @@ bool conv_pool_wrote(const ConvMaxPoolSaved& saved);
 void max_pool_2x2_nhwc(const Pool2dGeometry& g, const float* src, float* dst, uint8_t* codes);
 void max_pool_2x2_nhwc_backward(const Pool2dGeometry& g, const float* grad, const uint8_t* codes,
                                 float* grad_src);
+/// The backward passes of a channels-last f32 convolution by im2col + GEMM
+/// (nhwc_im2col_conv.cpp; a measured route of onednn_conv_pool.cpp): x [n, h, w, c], grad_out
+/// [n, oh, ow, o], grad_x [n, h, w, c] (overwritten), weight and grad_weight OIHW; grad_weight
+/// or grad_bias [o] may be null (not wanted). Groups 1 only (nhwc_im2col_takes; else an Error).
+bool nhwc_im2col_takes(const Conv2dGeometry& g);
+void conv2d_backward_weights_nhwc(const Conv2dGeometry& g, const float* x, const float* grad_out,
+                                  float* grad_weight, float* grad_bias);
+void conv2d_backward_data_nhwc(const Conv2dGeometry& g, const float* grad_out, const float* weight,
+                               float* grad_x);
 /// relu: y = max(0, ·) (batch_norm_relu_forward).
 template <class T>
 void batch_norm_forward(const BatchNormGeometry& g, const Tensor& y, const Tensor& x,

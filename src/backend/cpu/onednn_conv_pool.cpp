@@ -15,12 +15,17 @@
 // Under ConvAlgorithm::fastest, a channels-last stride-1 problem computes grad_x as a forward
 // convolution over grad_conv with the kernels transposed and turned, where oneDNN runs that by its
 // brgconv kernels (onednn_transposed_data.h; the CNN's conv2 node, forward + backward, 1.08x).
+// Under ConvAlgorithm::fastest, a channels-last plan also measures, per backward pass, exadnn's
+// im2col + GEMM against oneDNN (nhwc_im2col_conv.cpp: on AVX2, oneDNN runs a CNN's conv2
+// backward passes at 55-60 % of the GEMM's rate) and keeps the faster (conv_tuning.h, under the
+// step's own wisdom key "conv2d_max_pool2d").
 // x and out (and their gradients) may be channels-last tensors instead of NCHW ones: a reorder
 // at the edge disappears where that is the layout the primitive works in (conv2 of a CNN reads
 // conv1's pooled output without one when conv1's node wrote it channels-last).
 
 #include <optional>
 
+#include "conv_tuning.h"
 #include "exadnn/backend/conv_algorithm.h"
 #include "nn_impl.h"
 #include "onednn_context.h"
@@ -36,7 +41,8 @@ struct Key {
   Pool2dGeometry pool;
   bool bias;
   bool x_nhwc, out_nhwc;  // x (and grad_x), out (and grad_out) channels-last, else NCHW
-  bool transposed_data;   // grad_x as a forward convolution where it runs by brgconv
+  bool measured;          // ConvAlgorithm::fastest: grad_x as a forward convolution where it runs
+                          // by brgconv, and the backward passes' routes measured
   bool operator==(const Key&) const = default;
 };
 
@@ -44,17 +50,17 @@ struct KeyHash {
   size_t operator()(const Key& k) const {
     const Conv2dGeometry& c = k.conv;
     const Pool2dGeometry& p = k.pool;
-    return hash_ints(
-        {c.n,          c.c,        c.h,        c.w,      c.o,        c.kh,
-         c.kw,         c.stride_h, c.stride_w, c.pad_h,  c.pad_w,    c.dilation_h,
-         c.dilation_w, c.groups,   p.kh,       p.kw,     p.stride_h, p.stride_w,
-         p.pad_h,      p.pad_w,    k.bias,     k.x_nhwc, k.out_nhwc, k.transposed_data});
+    return hash_ints({c.n,          c.c,        c.h,        c.w,      c.o,        c.kh,
+                      c.kw,         c.stride_h, c.stride_w, c.pad_h,  c.pad_w,    c.dilation_h,
+                      c.dilation_w, c.groups,   p.kh,       p.kw,     p.stride_h, p.stride_w,
+                      p.pad_h,      p.pad_w,    k.bias,     k.x_nhwc, k.out_nhwc, k.measured});
   }
 };
 
 // Every primitive of one problem, the layouts they agreed on and the reorders at the edges.
 struct Plan {
-  bool native_pool;  // exadnn's channels-last loop instead of the pooling primitives (unset)
+  bool native_pool;    // exadnn's channels-last loop instead of the pooling primitives (unset)
+  bool im2col_routes;  // the backward passes may run exadnn's channels-last im2col + GEMM
   dnnl::convolution_forward conv_forward;
   dnnl::pooling_forward pool_forward;
   dnnl::pooling_backward pool_backward;
@@ -132,7 +138,8 @@ Plan make_plan(const Key& k) {
                                                d.dilates, d.padding, d.padding),
       attributes(), engine(), conv_fwd);
   std::optional<TransposedData> transposed;
-  if (k.transposed_data && conv_out == d.md(d.dst, tag::nhwc) && transposed_data_takes(g)) {
+  const bool nhwc_out = conv_out == d.md(d.dst, tag::nhwc);
+  if (k.measured && nhwc_out && transposed_data_takes(g)) {
     transposed = make_transposed_data(g);
     if (!transposed->brgconv()) transposed.reset();
   }
@@ -153,7 +160,10 @@ Plan make_plan(const Key& k) {
   const memory::desc user_x = d.md(d.src, k.x_nhwc ? tag::nhwc : tag::nchw);
   const memory::desc user_pooled = d.md(pooled_dims, k.out_nhwc ? tag::nhwc : tag::nchw);
   const memory::desc oihw = d.md(d.weights, d.weights_tag);
+  const bool im2col_routes = k.measured && nhwc_out && src == d.md(d.src, tag::nhwc) &&
+                             grad_x == src && native::nhwc_im2col_takes(g) && g.n * g.oh * g.ow > 0;
   return Plan{native_pool,
+              im2col_routes,
               dnnl::convolution_forward(conv_fwd),
               pool_forward,
               pool_backward,
@@ -263,6 +273,44 @@ Tensor relu_masked(const Tensor& grad, const Tensor& relu_output) {
   return masked;
 }
 
+// The routes a channels-last plan measures for each backward pass (Plan::im2col_routes): the
+// plan's oneDNN primitives and exadnn's im2col + GEMM.
+constexpr ConvRoute kBackwardRoutes[] = {ConvRoute::onednn_nhwc, ConvRoute::im2col};
+
+// Runs one backward pass: run(route) by the route measured for it where the plan offers the
+// choice, by oneDNN (ConvRoute::onednn_nhwc stands for the plan's primitives) otherwise.
+void run_backward_pass(const Plan& e, const Conv2dGeometry& conv, bool bias, ConvPass pass,
+                       const std::function<void(ConvRoute)>& run) {
+  if (!e.im2col_routes) return run(ConvRoute::onednn_nhwc);
+  run(tuned_conv_route(conv, bias, pass, run, kBackwardRoutes, "conv2d_max_pool2d"));
+}
+
+// The weights' gradient (and the bias's, when the step has one) by the plan's oneDNN primitive,
+// which computes both; grad_weight or grad_bias undefined: not wanted.
+void onednn_backward_weights(const Plan& e, const Tensor& grad_weight, const Tensor& grad_bias,
+                             const ConvMaxPoolSaved& saved, const memory& grad_conv,
+                             Scratch& scratch) {
+  const memory dw = grad_weight.defined() ? e.grad_weights.output(grad_weight, scratch)
+                                          : scratch.make(e.grad_weights.inner);
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(e.x.inner, saved.input)},
+                                       {DNNL_ARG_DIFF_DST, grad_conv},
+                                       {DNNL_ARG_DIFF_WEIGHTS, dw}};
+  if (saved.bias)
+    args.emplace(DNNL_ARG_DIFF_BIAS,
+                 grad_bias.defined() ? wrap(e.bias, grad_bias) : scratch.make(e.bias));
+  execute(e.conv_weights, e.scratch_conv_weights, args, scratch);
+  if (grad_weight.defined()) e.grad_weights.finish(dw, grad_weight, scratch);
+  stream().wait();
+}
+
+// The f32 memory of a tensor (in the layout the plan agreed with it) or of oneDNN memory.
+float* float_data(const Tensor& t) {
+  return static_cast<float*>(t.data_ptr());
+}
+const float* float_data(const memory& m) {
+  return static_cast<const float*>(m.get_data_handle());
+}
+
 }  // namespace
 
 ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& conv, const Pool2dGeometry& pool,
@@ -317,30 +365,34 @@ void conv2d_max_pool_backward(const Conv2dGeometry& conv, const Pool2dGeometry& 
         saved.relu_output.defined() ? relu_masked(grad_out, saved.relu_output) : grad_out;
     const memory grad_pooled = e->grad_pooled.input(grad, scratch);
     pool_backward(*e, pool, grad_pooled, grad_conv, saved.workspace, scratch);
-    if (grad_weight.defined() || grad_bias.defined()) {  // one primitive computes both
-      const memory dw = grad_weight.defined() ? e->grad_weights.output(grad_weight, scratch)
-                                              : scratch.make(e->grad_weights.inner);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, wrap(e->x.inner, saved.input)},
-                                           {DNNL_ARG_DIFF_DST, grad_conv},
-                                           {DNNL_ARG_DIFF_WEIGHTS, dw}};
-      if (saved.bias)
-        args.emplace(DNNL_ARG_DIFF_BIAS,
-                     grad_bias.defined() ? wrap(e->bias, grad_bias) : scratch.make(e->bias));
-      execute(e->conv_weights, e->scratch_conv_weights, args, scratch);
-      if (grad_weight.defined()) e->grad_weights.finish(dw, grad_weight, scratch);
-    }
-    if (grad_x.defined()) {
-      const memory dx = e->grad_x.output(grad_x, scratch);
-      if (e->transposed_data)
-        run_transposed_data(conv, *e->transposed_data, grad_conv, weight, dx, scratch);
-      else
-        execute(e->conv_data, e->scratch_conv_data,
-                {{DNNL_ARG_DIFF_DST, grad_conv},
-                 {DNNL_ARG_WEIGHTS, e->data_weights.input(weight, scratch)},
-                 {DNNL_ARG_DIFF_SRC, dx}},
-                scratch);
-      e->grad_x.finish(dx, grad_x, scratch);
-    }
+    stream().wait();  // grad_conv is complete (exadnn's im2col routes read it directly)
+    const bool bias_wanted = saved.bias && grad_bias.defined();
+    if (grad_weight.defined() || bias_wanted)
+      run_backward_pass(*e, conv, saved.bias, ConvPass::backward_weights, [&](ConvRoute route) {
+        if (route == ConvRoute::im2col)
+          return native::conv2d_backward_weights_nhwc(
+              conv, float_data(saved.input), float_data(grad_conv),
+              grad_weight.defined() ? float_data(grad_weight) : nullptr,
+              bias_wanted ? float_data(grad_bias) : nullptr);
+        onednn_backward_weights(*e, grad_weight, grad_bias, saved, grad_conv, scratch);
+      });
+    if (grad_x.defined())
+      run_backward_pass(*e, conv, saved.bias, ConvPass::backward_data, [&](ConvRoute route) {
+        const memory dx = e->grad_x.output(grad_x, scratch);
+        if (route == ConvRoute::im2col)
+          native::conv2d_backward_data_nhwc(conv, float_data(grad_conv), float_data(weight),
+                                            static_cast<float*>(dx.get_data_handle()));
+        else if (e->transposed_data)
+          run_transposed_data(conv, *e->transposed_data, grad_conv, weight, dx, scratch);
+        else
+          execute(e->conv_data, e->scratch_conv_data,
+                  {{DNNL_ARG_DIFF_DST, grad_conv},
+                   {DNNL_ARG_WEIGHTS, e->data_weights.input(weight, scratch)},
+                   {DNNL_ARG_DIFF_SRC, dx}},
+                  scratch);
+        e->grad_x.finish(dx, grad_x, scratch);
+        stream().wait();
+      });
     stream().wait();
     scratch.check_guards("conv2d_max_pool2d");
   });
