@@ -7,9 +7,11 @@
 // convolution's output took ~1 ms a step on the CNN's [128, 1, 28, 28] batch (docs/performance.md).
 //
 // Layout: the input image is copied per thread into a zero-bordered [c, h + 2 pad_h, w + 2 pad_w]
-// plane (any input strides), the weights are transposed to [c, kh, kw, o] so that 16 output
-// channels are one vector, and the kernel computes 2 conv rows x 4 conv columns (two pooled
-// outputs) x 32 output channels per block: 16 accumulators of 16 lanes, FMA-bound.
+// plane (any input strides), the weights are transposed to [c, kh, kw, o] so that 16 (AVX-512)
+// or 8 (AVX2) output channels are one vector, and the kernel computes per block 2 conv rows x 4
+// conv columns (two pooled outputs) x 32 output channels with AVX-512 (16 accumulators of 16
+// lanes, FMA-bound), 2 rows x 2 columns (one pooled output) x 16 channels with AVX2's 16
+// registers (8 accumulators of 8 lanes).
 //
 // The pooled value is the first maximum of its window in row-major order (the first NaN when
 // there is one), as exadnn's pooling loops and oneDNN choose it; the workspace, i32
@@ -19,12 +21,14 @@
 // the backward's masks then drop its gradient as the ReLU's would, with no pass of their own
 // (the codes stand for saved.relu_output, which this path does not read).
 //
-// Built for AVX-512 (x86-64-v4) only, with GCC's vector extensions: elsewhere conv_pool_fits is
-// false and oneDNN runs the layer. (GCC 12 lowers the vector comparisons of a target_clones
-// function for the baseline target, element by element, so the clones of vector_clones.h do not
-// serve here; a plain target attribute does.)
+// Built twice with GCC's vector extensions, for AVX-512 (x86-64-v4) and for AVX2 + FMA
+// (x86-64-v3): native_conv_pool_kernels.h, included once per instruction set; the CPU picks one
+// at first use. Without either conv_pool_fits is false and oneDNN runs the layer. (GCC 12 lowers
+// the vector comparisons of a target_clones function for the baseline target, element by
+// element, so the clones of vector_clones.h do not serve here; a plain target attribute does.)
 //
-// Backward: the weights' gradient per tap row, kw taps x 32 channels accumulated in registers
+// Backward: the weights' gradient per tap row, kw taps x 32 channels (AVX-512; 8 with AVX2)
+// accumulated in registers
 // over the image's pooled positions (the four window positions each masked by the workspace);
 // the bias gradient is the sum of the pooled gradient (pooling routes each value to one
 // position); the input's gradient, when asked for (a first layer's input needs none), by oneDNN's
@@ -34,6 +38,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "nn_impl.h"
@@ -42,9 +47,6 @@ namespace exadnn::cpu::native {
 
 namespace {
 
-constexpr int64_t kLanes = 16;
-typedef float Vf __attribute__((vector_size(kLanes * sizeof(float))));
-typedef int32_t Vi __attribute__((vector_size(kLanes * sizeof(int32_t))));
 constexpr int kMaxKernelWidth = 7;
 constexpr int32_t kNoGradient = 4;  // the code of a value the ReLU zeroed
 
@@ -83,30 +85,6 @@ void pad_image(const Conv2dGeometry& g, const Shape4& s, const float* x, const S
     }
 }
 
-// Every function that touches a vector is built for AVX-512; the helpers are inlined into the
-// kernels, so the ABI of passing a 64-byte vector by value, which GCC warns about, never applies.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define EXADNN_AVX512 __attribute__((target("arch=x86-64-v4"), optimize("no-predictive-commoning")))
-bool has_avx512() {
-  return __builtin_cpu_supports("x86-64-v4");
-}
-#else
-#define EXADNN_AVX512
-bool has_avx512() {
-  return false;
-}
-#endif
-#define EXADNN_INLINE EXADNN_AVX512 inline __attribute__((always_inline))
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-EXADNN_INLINE Vf load(const float* p) {
-  Vf v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
-// ---- forward --------------------------------------------------------------------------------
-
 // Where one image's pooled values go: out (channels-last or NCHW, by its strides) and the codes.
 struct PooledOut {
   float* out;
@@ -116,168 +94,69 @@ struct PooledOut {
   bool relu;  // max(0, ·) of the pooled values
 };
 
-// The pooled outputs (py, px + p) for p < PX, channels ch0 .. ch0 + 16 NB, of one image.
-// acc[r][q][k]: conv row 2py + r, conv column 2px + q, channel vector k (bias not yet added).
-template <int NB, int PX>
-EXADNN_INLINE void conv_pool_block(const Shape4& s, const float* xp, const float* wt,
-                                   const float* bias, int64_t py, int64_t px, int64_t ch0,
-                                   const PooledOut& dst) {
-  Vf acc[2][2 * PX][NB] = {};
-  for (int64_t ci = 0; ci < s.c; ++ci)
-    for (int64_t i = 0; i < s.kh; ++i) {
-      const float* r0 = xp + ci * s.plane() + (2 * py + i) * s.wp + 2 * px;
-      const float* r1 = r0 + s.wp;
-      const float* wrow = wt + (ci * s.kh + i) * s.kw * s.o + ch0;
-      for (int64_t j = 0; j < s.kw; ++j) {
-        Vf w[NB];
-#pragma GCC unroll 2
-        for (int k = 0; k < NB; ++k) w[k] = load(wrow + j * s.o + k * kLanes);
-#pragma GCC unroll 4
-        for (int q = 0; q < 2 * PX; ++q) {
-          const Vf a = r0[q + j] - Vf{}, b = r1[q + j] - Vf{};  // broadcasts
-#pragma GCC unroll 2
-          for (int k = 0; k < NB; ++k) {
-            acc[0][q][k] += a * w[k];
-            acc[1][q][k] += b * w[k];
-          }
-        }
-      }
-    }
-#pragma GCC unroll 2
-  for (int p = 0; p < PX; ++p)
-#pragma GCC unroll 2
-    for (int k = 0; k < NB; ++k) {
-      const Vf bv = load(bias + ch0 + k * kLanes);
-      const Vf cand[4] = {acc[0][2 * p][k], acc[0][2 * p + 1][k], acc[1][2 * p][k],
-                          acc[1][2 * p + 1][k]};
-      Vf m = cand[0] + bv;
-      Vi code = Vi{};
-#pragma GCC unroll 3
-      for (int q = 1; q < 4; ++q) {
-        const Vf v = cand[q] + bv;
-        const Vi takes = (v > m) | ((v != v) & (m == m));  // larger, or the first NaN
-        m = takes ? v : m;
-        code = takes ? Vi{} + q : code;
-      }
-      if (dst.relu) {
-        const Vi keep = m > Vf{};  // not for 0, negatives and NaN, as relu's own loop
-        m = keep ? m : Vf{};
-        code = keep ? code : Vi{} + kNoGradient;
-      }
-      const int64_t ch = ch0 + k * kLanes, opx = px + p;
-      std::memcpy(dst.codes + (py * s.pw + opx) * s.o + ch, &code, sizeof code);
-      float* o = dst.out + dst.os.at(dst.n, ch, py, opx);
-      if (dst.os.c == 1) {
-        std::memcpy(o, &m, sizeof m);
-      } else {
-        for (int l = 0; l < kLanes; ++l) o[l * dst.os.c] = m[l];
-      }
-    }
-}
-
-template <int NB>
-EXADNN_AVX512 void conv_pool_image(const Shape4& s, const float* xp, const float* wt,
-                                   const float* bias, const PooledOut& dst) {
-  for (int64_t ch0 = 0; ch0 < s.o; ch0 += NB * kLanes)
-    for (int64_t py = 0; py < s.ph; ++py) {
-      int64_t px = 0;
-      for (; px + 2 <= s.pw; px += 2) conv_pool_block<NB, 2>(s, xp, wt, bias, py, px, ch0, dst);
-      if (px < s.pw) conv_pool_block<NB, 1>(s, xp, wt, bias, py, px, ch0, dst);
-    }
-}
-
-// ---- backward: weights ----------------------------------------------------------------------
-
 // The pooled gradient of one image: grad_out (by its strides) and the forward's codes.
 struct PooledGrad {
   const float* grad;
   Strides gs;
   const int32_t* codes;  // [ph, pw, o] of this image
   int64_t n;
-  // The 16 channels from ch of position (py, px).
-  EXADNN_INLINE Vf at(int64_t py, int64_t px, int64_t ch) const {
-    const float* g = grad + gs.at(n, ch, py, px);
-    if (gs.c == 1) return load(g);
-    Vf v;
-    for (int l = 0; l < kLanes; ++l) v[l] = g[l * gs.c];
-    return v;
-  }
-  EXADNN_INLINE Vi code(const Shape4& s, int64_t py, int64_t px, int64_t ch) const {
-    Vi v;
-    std::memcpy(&v, codes + (py * s.pw + px) * s.o + ch, sizeof v);
-    return v;
-  }
 };
 
-// dw [c, kh, kw, o] += this image's gradient for the taps (ci, i, 0..KW-1), channels ch0 .. +16 NB.
-template <int NB, int KW>
-EXADNN_INLINE void weight_grad_row(const Shape4& s, const float* xp, const PooledGrad& g,
-                                   int64_t ci, int64_t i, int64_t ch0, float* dw) {
-  Vf acc[KW][NB] = {};
-  for (int64_t py = 0; py < s.ph; ++py)
-    for (int64_t px = 0; px < s.pw; ++px) {
-      Vf grad[NB];
-      Vi code[NB];
-#pragma GCC unroll 2
-      for (int k = 0; k < NB; ++k) {
-        grad[k] = g.at(py, px, ch0 + k * kLanes);
-        code[k] = g.code(s, py, px, ch0 + k * kLanes);
-      }
-#pragma GCC unroll 4
-      for (int q = 0; q < 4; ++q) {
-        Vf gq[NB];
-#pragma GCC unroll 2
-        for (int k = 0; k < NB; ++k) gq[k] = code[k] == q ? grad[k] : Vf{};
-        const float* r = xp + ci * s.plane() + (2 * py + q / 2 + i) * s.wp + 2 * px + q % 2;
-#pragma GCC unroll 7
-        for (int j = 0; j < KW; ++j) {
-          const Vf a = r[j] - Vf{};
-#pragma GCC unroll 2
-          for (int k = 0; k < NB; ++k) acc[j][k] += gq[k] * a;
-        }
-      }
-    }
-  float* row = dw + (ci * s.kh + i) * s.kw * s.o + ch0;
-#pragma GCC unroll 7
-  for (int j = 0; j < KW; ++j)
-#pragma GCC unroll 2
-    for (int k = 0; k < NB; ++k) {
-      float* d = row + j * s.o + k * kLanes;
-      const Vf sum = load(d) + acc[j][k];
-      std::memcpy(d, &sum, sizeof sum);
-    }
-}
-
-template <int NB, int KW>
-EXADNN_AVX512 void weight_grad_image(const Shape4& s, const float* xp, const PooledGrad& g,
-                                     float* dw, float* db) {
-  for (int64_t ch0 = 0; ch0 < s.o; ch0 += NB * kLanes) {
-    for (int64_t ci = 0; ci < s.c; ++ci)
-      for (int64_t i = 0; i < s.kh; ++i) weight_grad_row<NB, KW>(s, xp, g, ci, i, ch0, dw);
-    for (int k = 0; k < NB; ++k) {
-      const int64_t ch = ch0 + k * kLanes;
-      Vf sum = load(db + ch);
-      for (int64_t py = 0; py < s.ph; ++py)
-        for (int64_t px = 0; px < s.pw; ++px)
-          sum += g.code(s, py, px, ch) == kNoGradient ? Vf{} : g.at(py, px, ch);
-      std::memcpy(db + ch, &sum, sizeof sum);
-    }
-  }
-}
-
+// One image's forward (xp: its padded planes, wt: [c, kh, kw, o] weights, bias [o]) and its
+// weights' gradient (dw [c, kh, kw, o] and db [o] accumulated).
+using ConvPoolImage = void(const Shape4&, const float*, const float*, const float*,
+                           const PooledOut&);
 using WeightGradImage = void(const Shape4&, const float*, const PooledGrad&, float*, float*);
 
-template <int NB, int... KW>
-WeightGradImage* weight_grad_for(int64_t kw, std::integer_sequence<int, KW...>) {
-  WeightGradImage* f = nullptr;
-  ((kw == KW + 1 ? (f = &weight_grad_image<NB, KW + 1>, 0) : 0), ...);
-  return f;
-}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EXADNN_CP_VECTOR_KERNELS 1
+namespace avx512 {
+#define EXADNN_CP_TARGET \
+  __attribute__((target("arch=x86-64-v4"), optimize("no-predictive-commoning")))
+#define EXADNN_CP_LANES 16
+#define EXADNN_CP_PAIRS 2
+#define EXADNN_CP_WEIGHT_NB 2
+#include "native_conv_pool_kernels.h"
+#undef EXADNN_CP_TARGET
+#undef EXADNN_CP_LANES
+#undef EXADNN_CP_PAIRS
+#undef EXADNN_CP_WEIGHT_NB
+}  // namespace avx512
+namespace avx2 {
+#define EXADNN_CP_TARGET \
+  __attribute__((target("arch=x86-64-v3"), optimize("no-predictive-commoning")))
+#define EXADNN_CP_LANES 8
+#define EXADNN_CP_PAIRS 1
+#define EXADNN_CP_WEIGHT_NB 1
+#include "native_conv_pool_kernels.h"
+#undef EXADNN_CP_TARGET
+#undef EXADNN_CP_LANES
+#undef EXADNN_CP_PAIRS
+#undef EXADNN_CP_WEIGHT_NB
+}  // namespace avx2
+#endif
+#pragma GCC diagnostic pop
 
-WeightGradImage* weight_grad_kernel(const Shape4& s) {
-  const auto widths = std::make_integer_sequence<int, kMaxKernelWidth>();
-  return s.o % (2 * kLanes) == 0 ? weight_grad_for<2>(s.kw, widths)
-                                 : weight_grad_for<1>(s.kw, widths);
+// The kernels this CPU runs: its vector width (0: none) and the kernel for a shape.
+struct Kernels {
+  int64_t lanes = 0;
+  ConvPoolImage* (*forward)(const Shape4&) = nullptr;
+  WeightGradImage* (*weight_grad)(const Shape4&) = nullptr;
+};
+
+const Kernels& kernels() {
+  static const Kernels k = [] {
+#ifdef EXADNN_CP_VECTOR_KERNELS
+    if (__builtin_cpu_supports("x86-64-v4"))
+      return Kernels{avx512::kLanes, &avx512::forward_kernel, &avx512::weight_grad_kernel};
+    if (__builtin_cpu_supports("x86-64-v3"))
+      return Kernels{avx2::kLanes, &avx2::forward_kernel, &avx2::weight_grad_kernel};
+#endif
+    return Kernels{};
+  }();
+  return k;
 }
 
 // ---- backward: input ------------------------------------------------------------------------
@@ -331,16 +210,15 @@ std::vector<float> transposed_weights(const Shape4& s, const Tensor& weight) {
 }  // namespace
 
 bool conv_pool_loop_runs_here() {
-  static const bool avx512 = has_avx512();
-  return avx512;
+  return kernels().lanes > 0;
 }
 
 bool conv_pool_fits(const Conv2dGeometry& g, const Pool2dGeometry& p) {
   return conv_pool_loop_runs_here() && g.groups == 1 && g.stride_h == 1 && g.stride_w == 1 &&
-         g.dilation_h == 1 && g.dilation_w == 1 && g.c <= 4 && g.o > 0 && g.o % kLanes == 0 &&
-         g.kw <= kMaxKernelWidth && p.kind == PoolKind::max && p.kh == 2 && p.kw == 2 &&
-         p.stride_h == 2 && p.stride_w == 2 && p.pad_h == 0 && p.pad_w == 0 && p.oh >= 1 &&
-         p.ow >= 1;
+         g.dilation_h == 1 && g.dilation_w == 1 && g.c <= 4 && g.o > 0 &&
+         g.o % kernels().lanes == 0 && g.kw <= kMaxKernelWidth && p.kind == PoolKind::max &&
+         p.kh == 2 && p.kw == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_h == 0 &&
+         p.pad_w == 0 && p.oh >= 1 && p.ow >= 1;
 }
 
 bool conv_pool_wrote(const ConvMaxPoolSaved& saved) {
@@ -364,17 +242,13 @@ ConvMaxPoolSaved conv2d_max_pool_forward(const Conv2dGeometry& g, const Pool2dGe
   const Strides xs(x), os(out);
   float* od = static_cast<float*>(out.data_ptr());
   int32_t* codes = static_cast<int32_t*>(saved.workspace.data_ptr());
-  const bool two = s.o % (2 * kLanes) == 0;
+  ConvPoolImage* const conv_pool_image = kernels().forward(s);
 #pragma omp parallel for schedule(static) if (g.n > 1)
   for (int64_t n = 0; n < g.n; ++n) {
     ThreadScratch& t = thread_scratch(s);
     pad_image(g, s, xd, xs, n, t.xp.data());
     const PooledOut dst{od, os, codes + n * s.ph * s.pw * s.o, n, relu};
-    if (two) {
-      conv_pool_image<2>(s, t.xp.data(), wt.data(), b.data(), dst);
-    } else {
-      conv_pool_image<1>(s, t.xp.data(), wt.data(), b.data(), dst);
-    }
+    conv_pool_image(s, t.xp.data(), wt.data(), b.data(), dst);
   }
   return saved;
 }
@@ -389,7 +263,7 @@ void conv2d_max_pool_backward(const Conv2dGeometry& g, const Pool2dGeometry& p,
   const int threads = omp_get_max_threads();
   const int64_t per_thread = s.taps() * s.o + s.o;
   std::vector<float> partial(want_w ? static_cast<size_t>(threads * per_thread) : 0, 0.0f);
-  WeightGradImage* weight_grad = weight_grad_kernel(s);
+  WeightGradImage* const weight_grad = kernels().weight_grad(s);
   const float* xd = static_cast<const float*>(saved.input.data_ptr());
   const Strides xs(saved.input), gs(grad_out);
   const float* gd = static_cast<const float*>(grad_out.data_ptr());

@@ -84,10 +84,11 @@ template <class T>
 void max_pool_3x3_s2_plane(const Pool2dGeometry& g, const T* src, T* dst, int32_t* ws);
 /// Convolution + 2x2 max pooling (stride 2) for layers with few input channels, f32
 /// (native_conv_pool.cpp): true for the problems it takes (groups 1, stride 1, no dilation, at
-/// most 4 input channels, output channels a multiple of 16, kernel width <= 7, the pooling 2x2,
-/// stride 2, no padding).
+/// most 4 input channels, output channels a multiple of the vector width (16 with AVX-512, 8 with
+/// AVX2), kernel width <= 7, the pooling 2x2, stride 2, no padding).
 bool conv_pool_fits(const Conv2dGeometry& conv, const Pool2dGeometry& pool);
-/// Whether this CPU runs exadnn's conv + pool loop at all (it is built for AVX-512 only).
+/// Whether this CPU runs exadnn's conv + pool loop at all (it is built for AVX-512 and for AVX2
+/// with FMA).
 bool conv_pool_loop_runs_here();
 /// Its forward (`relu`: max(0, ·) of the pooled values) and backward (the Conv2dMaxPool kernels'
 /// contract, nn_kernels.h). Its workspace is an i32 tensor [n, ph, pw, o] (oneDNN's is u8 bytes):

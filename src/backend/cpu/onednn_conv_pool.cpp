@@ -81,12 +81,16 @@ struct Plan {
 
 // Channels-last where oneDNN's brgconv kernels have enough input channels to beat the blocked
 // layout in the forward pass (the rule of onednn_conv.cpp), else oneDNN's choice (blocked).
-// On a CPU where exadnn's conv + pool loop does not run (it is built for AVX-512 only:
-// native_conv_pool.cpp), 2x2 pooling always gets channels-last too, so that exadnn's pooling loop
-// runs rather than oneDNN's pooling primitives, whose AVX2 kernels do not let a NaN win its window
-// (ConvMaxPool.NaNWinsAsInTheTwoOps).
+// On a CPU without AVX-512, 2x2 pooling always gets channels-last too, so that exadnn's pooling
+// loop runs rather than oneDNN's pooling primitives, whose AVX2 kernels do not let a NaN win its
+// window (ConvMaxPool.NaNWinsAsInTheTwoOps).
 tag activation_tag(const Conv2dGeometry& g, const Pool2dGeometry& p) {
-  if (!native::conv_pool_loop_runs_here() && native::is_max_pool_2x2(p)) return tag::nhwc;
+#if defined(__x86_64__)
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+#else
+  constexpr bool avx512 = false;
+#endif
+  if (!avx512 && native::is_max_pool_2x2(p)) return tag::nhwc;
   return g.c >= 16 ? tag::nhwc : tag::any;
 }
 
