@@ -219,6 +219,35 @@ TEST(ConvAlgorithms, SelectableAtRunTime) {
   EXPECT_STREQ(conv_algorithm_name(ConvAlgorithm::fastest), "fastest");
 }
 
+// The im2col route splits a batch into chunks of samples: each thread takes chunks of its own
+// when there are at least as many samples as threads (its weight gradient summed at the end),
+// else the threads share each chunk. Every thread count from 1 to 4 and odd batches (a thread
+// with two chunks, a thread with none), on geometries whose rows of patches are one shifted copy
+// of the input plane (stride 1 and as many output as input columns, with dilation, a rectangular
+// kernel and a padding wider than the image) and others, in f32 and f64 against the naive loop.
+TEST(ConvIm2colChunks, EveryThreadCountAndBatchMatchesNaiveLoop) {
+  const std::vector<ConvProblem> shapes{
+      {{5, 3, 7, 7}, {4, 3, 3, 3}, true, {.padding = 1}},                  // same 3x3
+      {{7, 2, 6, 9}, {3, 2, 3, 5}, true, {.padding = {1, 2}}},             // rectangular
+      {{3, 2, 9, 9}, {3, 2, 3, 3}, false, {.padding = 2, .dilation = 2}},  // dilated
+      {{5, 2, 2, 2}, {3, 2, 5, 5}, true, {.padding = 2}},                  // pad > image
+      {{5, 4, 6, 6}, {6, 2, 3, 3}, true, {.padding = 1, .groups = 2}},     // groups
+      {{7, 3, 8, 9}, {5, 3, 3, 3}, true, {.stride = 2, .padding = 1}},     // strided
+      {{5, 16, 32, 32}, {8, 16, 3, 3}, true, {.padding = 1}},  // 0.6 MB of patches: a chunk each
+  };
+  ConvAlgorithmGuard guard(ConvAlgorithm::im2col);
+  const int threads = get_num_threads();
+  for (int t = 1; t <= 4; ++t) {
+    set_num_threads(t);
+    for (const ConvProblem& c : shapes)
+      for (DType dt : {DType::f32, DType::f64}) {
+        SCOPED_TRACE(describe(c) + " threads " + std::to_string(t) + " " + dtype_name(dt));
+        check_against_naive_loop(c, dt);
+      }
+  }
+  set_num_threads(threads);
+}
+
 // ---- f64: the im2col path against the naive loop and finite differences ------------------------
 
 TEST(ConvF64, ForwardMatchesNaiveLoop) {

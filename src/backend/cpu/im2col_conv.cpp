@@ -1,4 +1,5 @@
-// Convolution by im2col + GEMM (f32 and f64): the fallback to oneDNN, and the f64 path.
+// Convolution by im2col + GEMM (f32 and f64): one of the measured f32 routes, the fallback to
+// oneDNN, and the f64 path.
 //
 // Samples are processed in chunks of `b` so each GEMM is wide: for a chunk and a group,
 //   cols  [K, b·OHW]   K = (C/groups)·KH·KW, the input patches (im2col)
@@ -6,10 +7,17 @@
 //   dcols [K, b·OHW]   = W_gᵀ · grad_out_g, scattered back by col2im      (backward data)
 //   dW_g  [O/g, K]    += grad_out_g · colsᵀ                               (backward weights)
 // with grad_out_g / out gathered to and scattered from [O/g, b·OHW] rows.
+//
+// Where there are at least as many samples as threads, each thread takes whole chunks with its
+// own buffers (about 1 MiB of cols, so they stay in its cache between the copies and the GEMM)
+// and runs sequential GEMMs; the weights' gradient is summed over the threads' partial products
+// at the end. With fewer samples (inference on a few large images) the threads share each chunk:
+// the copies are split over them and the GEMM is threaded.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "exadnn/backend/kernels.h"
 #include "loops.h"
@@ -27,75 +35,179 @@ namespace native {
 
 namespace {
 
-// Bytes of cols a chunk may use.
-constexpr int64_t kChunkBytes = int64_t{8} << 20;
+// Bytes of cols a chunk may use: a thread's own chunk stays in its cache from im2col to the GEMM
+// (measured on ResNet-18's 3x3 layers, see docs/performance.md); a chunk the threads share is
+// larger, for wide threaded GEMMs.
+constexpr int64_t kOwnChunkBytes = int64_t{1} << 20;
+constexpr int64_t kSharedChunkBytes = int64_t{8} << 20;
+// The threads' partial weight gradients may take this much together; beyond it (many threads
+// and a large layer) the threads share each chunk instead.
+constexpr int64_t kPartialsBytes = int64_t{64} << 20;
 
 struct Plan {
-  int64_t cg, og, K, ohw, hw, chunk;
+  int64_t cg, og, K, ohw, hw;
+  int slots;       // buffer slots: one per thread when each takes its own chunks, else 1
+  int64_t chunk;   // samples per chunk
+  int64_t chunks;  // ceil(n / chunk)
 };
 
+// `partial_bytes`: what a thread's own chunks would need besides the chunk (its partial weight
+// gradient).
 template <class T>
-Plan plan(const Conv2dGeometry& g) {
+Plan plan(const Conv2dGeometry& g, int64_t partial_bytes = 0) {
   Plan p;
   p.cg = g.c / g.groups;
   p.og = g.o / g.groups;
   p.K = p.cg * g.kh * g.kw;
   p.ohw = g.oh * g.ow;
   p.hw = g.h * g.w;
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const bool own = threads > 1 && g.n >= threads && threads * partial_bytes <= kPartialsBytes;
+  p.slots = own ? threads : 1;
   const int64_t per_sample = std::max<int64_t>(p.K * p.ohw * static_cast<int64_t>(sizeof(T)), 1);
-  p.chunk = std::clamp<int64_t>(kChunkBytes / per_sample, 1, std::max<int64_t>(g.n, 1));
+  const int64_t samples = own ? (g.n + threads - 1) / threads : std::max<int64_t>(g.n, 1);
+  p.chunk = std::clamp<int64_t>(
+      std::min((own ? kOwnChunkBytes : kSharedChunkBytes) / per_sample, samples), 1,
+      std::max<int64_t>(g.n, 1));
+  p.chunks = (g.n + p.chunk - 1) / p.chunk;
   return p;
 }
 
+// Splits a copy loop over the threads unless they already work on chunks of their own.
 bool parallel(int64_t work) {
-  return work >= kParallelGrain && omp_get_max_threads() > 1;
+  return work >= kParallelGrain && !omp_in_parallel() && omp_get_max_threads() > 1;
+}
+
+// Runs body(slot, n0, b) for the chunks of samples [n0, n0 + b): spread over the threads, each
+// with its own buffer slot, or (one slot) one after another.
+template <class Body>
+void for_each_chunk(const Conv2dGeometry& g, const Plan& p, const Body& body) {
+  if (p.slots == 1) {
+    for (int64_t c = 0; c < p.chunks; ++c)
+      body(0, c * p.chunk, std::min(p.chunk, g.n - c * p.chunk));
+    return;
+  }
+#pragma omp parallel num_threads(p.slots)
+  {
+    const int slot = omp_get_thread_num();
+#pragma omp for schedule(static)
+    for (int64_t c = 0; c < p.chunks; ++c)
+      body(slot, c * p.chunk, std::min(p.chunk, g.n - c * p.chunk));
+  }
+}
+
+// One slot's part of a [slots, size] scratch tensor.
+template <class T>
+T* slot_of(const Tensor& buffers, int slot, int64_t size) {
+  return static_cast<T*>(buffers.data_ptr()) + slot * size;
+}
+
+// The output columns [begin, end) whose input column ox·stride − pad + j·dilation lies inside
+// the image, for kernel column j; the others read padding.
+struct ColumnRange {
+  int64_t begin, end, x0;  // x0: the input column of ox = 0 (may be negative)
+};
+ColumnRange columns_inside(const Conv2dGeometry& g, int64_t j) {
+  const int64_t x0 = j * g.dilation_w - g.pad_w, s = g.stride_w;
+  // first ox with x0 + ox·s >= 0, and one past the last with x0 + ox·s < w
+  const int64_t begin = x0 >= 0 ? 0 : (-x0 + s - 1) / s;
+  const int64_t end = g.w - x0 <= 0 ? 0 : (g.w - x0 + s - 1) / s;
+  return {std::min(begin, g.ow), std::clamp(end, std::min(begin, g.ow), g.ow), x0};
+}
+
+// A row of cols as a shifted copy of the input plane: with stride 1 along rows and as many output
+// as input columns (3x3 "same" convolutions), cols[oy·OW + ox] = plane[oy·OW + ox + shift] for
+// every output pixel that reads inside the image; the flat range [from, to) of those reads stays
+// inside the plane, and in each of its rows the columns outside [in.begin, in.end) wrapped into a
+// neighbouring row and read padding instead.
+struct PlaneShift {
+  bool applies;
+  int64_t shift, from, to;
+};
+PlaneShift plane_shift(const Conv2dGeometry& g, const Plan& p, int64_t i, int64_t j) {
+  if (g.stride_w != 1 || g.ow != g.w || g.stride_h != 1 || g.ow == 0) return {false, 0, 0, 0};
+  const int64_t dy = i * g.dilation_h - g.pad_h, dx = j * g.dilation_w - g.pad_w;
+  const int64_t oy_begin = std::clamp<int64_t>(-dy, 0, g.oh);
+  const int64_t oy_end = std::clamp<int64_t>(g.h - dy, oy_begin, g.oh);
+  const int64_t shift = dy * g.w + dx, last = oy_end * g.ow;
+  const int64_t from = std::clamp(std::max(oy_begin * g.ow, -shift), int64_t{0}, last);
+  return {true, shift, from, std::clamp(p.hw - shift, from, last)};
 }
 
 // cols[r, col0 + oy·OW + ox] = x[c, iy, ix] (0 outside the input) for rows r = (c, i, j) of one
-// sample's group; ld is the row length of cols.
+// sample's group; ld is the row length of cols. Rows of cols are short (an image's width), so
+// the loops are the compiler's, not library calls.
 template <class T>
 void im2col(const Conv2dGeometry& g, const Plan& p, const T* x, T* cols, int64_t ld, int64_t col0) {
   const int64_t rows = p.K;
 #pragma omp parallel for if (parallel(rows * p.ohw)) schedule(static)
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t c = r / (g.kh * g.kw), i = (r / g.kw) % g.kh, j = r % g.kw;
+    const ColumnRange in = columns_inside(g, j);
     const T* src = x + c * p.hw;
     T* dst = cols + r * ld + col0;
+    if (const PlaneShift ps = plane_shift(g, p, i, j); ps.applies) {
+      for (int64_t k = 0; k < ps.from; ++k) dst[k] = T(0);
+#pragma omp simd
+      for (int64_t k = ps.from; k < ps.to; ++k) dst[k] = src[k + ps.shift];
+      for (int64_t k = ps.to; k < p.ohw; ++k) dst[k] = T(0);
+      for (int64_t oy = ps.from / g.ow; oy * g.ow < ps.to; ++oy) {
+        for (int64_t ox = 0; ox < in.begin; ++ox) dst[oy * g.ow + ox] = T(0);
+        for (int64_t ox = in.end; ox < g.ow; ++ox) dst[oy * g.ow + ox] = T(0);
+      }
+      continue;
+    }
     for (int64_t oy = 0; oy < g.oh; ++oy) {
       const int64_t iy = oy * g.stride_h - g.pad_h + i * g.dilation_h;
       T* row = dst + oy * g.ow;
       if (iy < 0 || iy >= g.h) {
-        std::fill(row, row + g.ow, T(0));
+        for (int64_t ox = 0; ox < g.ow; ++ox) row[ox] = T(0);
         continue;
       }
-      const T* srow = src + iy * g.w;
-      const int64_t x0 = j * g.dilation_w - g.pad_w;  // input column of ox = 0
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        const int64_t ix = x0 + ox * g.stride_w;
-        row[ox] = ix >= 0 && ix < g.w ? srow[ix] : T(0);
+      const T* srow = src + iy * g.w + in.x0;  // srow[ox·stride] is input column of ox
+      for (int64_t ox = 0; ox < in.begin; ++ox) row[ox] = T(0);
+      if (g.stride_w == 1) {
+#pragma omp simd
+        for (int64_t ox = in.begin; ox < in.end; ++ox) row[ox] = srow[ox];
+      } else {
+        for (int64_t ox = in.begin; ox < in.end; ++ox) row[ox] = srow[ox * g.stride_w];
       }
+      for (int64_t ox = in.end; ox < g.ow; ++ox) row[ox] = T(0);
     }
   }
 }
 
 // x[c, iy, ix] += cols[r, col0 + oy·OW + ox]: the adjoint of im2col (x zeroed by the caller).
+// Where a plane shift applies, the wrapped columns of cols are zeroed first (cols is scratch) so
+// that the whole range adds in one loop.
 template <class T>
-void col2im(const Conv2dGeometry& g, const Plan& p, const T* cols, int64_t ld, int64_t col0, T* x) {
+void col2im(const Conv2dGeometry& g, const Plan& p, T* cols, int64_t ld, int64_t col0, T* x) {
 #pragma omp parallel for if (parallel(p.K * p.ohw)) schedule(static)
   for (int64_t c = 0; c < p.cg; ++c) {  // rows of one channel write the same plane
     T* plane = x + c * p.hw;
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) {
-        const T* src = cols + ((c * g.kh + i) * g.kw + j) * ld + col0;
+        const ColumnRange in = columns_inside(g, j);
+        T* src = cols + ((c * g.kh + i) * g.kw + j) * ld + col0;
+        if (const PlaneShift ps = plane_shift(g, p, i, j); ps.applies) {
+          for (int64_t oy = ps.from / g.ow; oy * g.ow < ps.to; ++oy) {
+            for (int64_t ox = 0; ox < in.begin; ++ox) src[oy * g.ow + ox] = T(0);
+            for (int64_t ox = in.end; ox < g.ow; ++ox) src[oy * g.ow + ox] = T(0);
+          }
+#pragma omp simd
+          for (int64_t k = ps.from; k < ps.to; ++k) plane[k + ps.shift] += src[k];
+          continue;
+        }
         for (int64_t oy = 0; oy < g.oh; ++oy) {
           const int64_t iy = oy * g.stride_h - g.pad_h + i * g.dilation_h;
           if (iy < 0 || iy >= g.h) continue;
-          T* prow = plane + iy * g.w;
+          T* prow = plane + iy * g.w + in.x0;  // prow[ox·stride] is input column of ox
           const T* row = src + oy * g.ow;
-          const int64_t x0 = j * g.dilation_w - g.pad_w;
-          for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t ix = x0 + ox * g.stride_w;
-            if (ix >= 0 && ix < g.w) prow[ix] += row[ox];
+          if (g.stride_w == 1) {
+#pragma omp simd
+            for (int64_t ox = in.begin; ox < in.end; ++ox) prow[ox] += row[ox];
+          } else {
+            for (int64_t ox = in.begin; ox < in.end; ++ox) prow[ox * g.stride_w] += row[ox];
           }
         }
       }
@@ -132,19 +244,20 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
   if (p.K == 0) {
     std::fill(op, op + out.numel(), T(0));
   } else if (p.ohw > 0) {
-    Tensor cols = scratch_tensor({p.K, p.chunk * p.ohw}, dtype_v<T>);
-    Tensor rows = scratch_tensor({p.og, p.chunk * p.ohw}, dtype_v<T>);
-    T* cp = static_cast<T*>(cols.data_ptr());
-    T* rp = static_cast<T*>(rows.data_ptr());
-    for (int64_t n0 = 0; n0 < g.n; n0 += p.chunk) {
-      const int64_t b = std::min(p.chunk, g.n - n0), ld = b * p.ohw;
+    const int64_t cols_size = p.K * p.chunk * p.ohw, rows_size = p.og * p.chunk * p.ohw;
+    const Tensor cols = scratch_tensor({p.slots, cols_size}, dtype_v<T>);
+    const Tensor rows = scratch_tensor({p.slots, rows_size}, dtype_v<T>);
+    for_each_chunk(g, p, [&](int slot, int64_t n0, int64_t b) {
+      T* cp = slot_of<T>(cols, slot, cols_size);
+      T* rp = slot_of<T>(rows, slot, rows_size);
+      const int64_t ld = b * p.ohw;
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         for (int64_t s = 0; s < b; ++s)
           im2col(g, p, xp + ((n0 + s) * g.c + grp * p.cg) * p.hw, cp, ld, s * p.ohw);
         gemm<T>(false, false, p.og, ld, p.K, wp + grp * p.og * p.K, p.K, cp, ld, 0.0, rp, ld);
         shuffle<T, false>(g, p, n0, b, grp, op, rp);
       }
-    }
+    });
   }
   if (bias.defined()) add_channel_bias<T>(g, out, bias);
 }
@@ -167,29 +280,34 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
                           const Tensor& weight) {
   const Plan p = plan<T>(g);
   T* gx = static_cast<T*>(grad_x.data_ptr());
-  std::fill(gx, gx + grad_x.numel(), T(0));
-  if (p.K == 0 || p.ohw == 0 || p.og == 0) return;
+  if (p.K == 0 || p.ohw == 0 || p.og == 0) {
+    std::fill(gx, gx + grad_x.numel(), T(0));
+    return;
+  }
   const T* wp = static_cast<const T*>(weight.data_ptr());
   T* go = static_cast<T*>(grad_out.data_ptr());
-  Tensor cols = scratch_tensor({p.K, p.chunk * p.ohw}, dtype_v<T>);
-  Tensor rows = scratch_tensor({p.og, p.chunk * p.ohw}, dtype_v<T>);
-  T* cp = static_cast<T*>(cols.data_ptr());
-  T* rp = static_cast<T*>(rows.data_ptr());
-  for (int64_t n0 = 0; n0 < g.n; n0 += p.chunk) {
-    const int64_t b = std::min(p.chunk, g.n - n0), ld = b * p.ohw;
+  const int64_t cols_size = p.K * p.chunk * p.ohw, rows_size = p.og * p.chunk * p.ohw;
+  const Tensor cols = scratch_tensor({p.slots, cols_size}, dtype_v<T>);
+  const Tensor rows = scratch_tensor({p.slots, rows_size}, dtype_v<T>);
+  for_each_chunk(g, p, [&](int slot, int64_t n0, int64_t b) {
+    T* cp = slot_of<T>(cols, slot, cols_size);
+    T* rp = slot_of<T>(rows, slot, rows_size);
+    const int64_t ld = b * p.ohw;
+    std::fill(gx + n0 * g.c * p.hw, gx + (n0 + b) * g.c * p.hw, T(0));
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       shuffle<T, true>(g, p, n0, b, grp, go, rp);
       gemm<T>(true, false, p.K, ld, p.og, wp + grp * p.og * p.K, p.K, rp, ld, 0.0, cp, ld);
       for (int64_t s = 0; s < b; ++s)
         col2im(g, p, cp, ld, s * p.ohw, gx + ((n0 + s) * g.c + grp * p.cg) * p.hw);
     }
-  }
+  });
 }
 
 template <class T>
 void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
                              const Tensor& grad_bias, const Tensor& grad_out, const Tensor& x) {
-  const Plan p = plan<T>(g);
+  const int64_t weights = g.o * (g.c / std::max<int64_t>(g.groups, 1)) * g.kh * g.kw;
+  const Plan p = plan<T>(g, weights * static_cast<int64_t>(sizeof(T)));
   T* go = static_cast<T*>(grad_out.data_ptr());
   if (grad_bias.defined()) {
     T* gb = static_cast<T*>(grad_bias.data_ptr());
@@ -210,19 +328,32 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
     return;
   }
   const T* xp = static_cast<const T*>(x.data_ptr());
-  Tensor cols = scratch_tensor({p.K, p.chunk * p.ohw}, dtype_v<T>);
-  Tensor rows = scratch_tensor({p.og, p.chunk * p.ohw}, dtype_v<T>);
-  T* cp = static_cast<T*>(cols.data_ptr());
-  T* rp = static_cast<T*>(rows.data_ptr());
-  for (int64_t n0 = 0; n0 < g.n; n0 += p.chunk) {
-    const int64_t b = std::min(p.chunk, g.n - n0), ld = b * p.ohw;
+  const int64_t cols_size = p.K * p.chunk * p.ohw, rows_size = p.og * p.chunk * p.ohw;
+  const Tensor cols = scratch_tensor({p.slots, cols_size}, dtype_v<T>);
+  const Tensor rows = scratch_tensor({p.slots, rows_size}, dtype_v<T>);
+  // Slot 0 accumulates into grad_weight, slot t > 0 into partials[t - 1] [O, C/g, KH, KW].
+  const Tensor partials = scratch_tensor({p.slots - 1, weights}, dtype_v<T>);
+  std::vector<char> worked(static_cast<size_t>(p.slots), 0);
+  for_each_chunk(g, p, [&](int slot, int64_t n0, int64_t b) {
+    T* cp = slot_of<T>(cols, slot, cols_size);
+    T* rp = slot_of<T>(rows, slot, rows_size);
+    T* dw = slot == 0 ? gw : slot_of<T>(partials, slot - 1, weights);
+    const double beta = worked[static_cast<size_t>(slot)] ? 1.0 : 0.0;
+    const int64_t ld = b * p.ohw;
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       shuffle<T, true>(g, p, n0, b, grp, go, rp);
       for (int64_t s = 0; s < b; ++s)
         im2col(g, p, xp + ((n0 + s) * g.c + grp * p.cg) * p.hw, cp, ld, s * p.ohw);
-      gemm<T>(false, true, p.og, p.K, ld, rp, ld, cp, ld, n0 == 0 ? 0.0 : 1.0,
-              gw + grp * p.og * p.K, p.K);
+      gemm<T>(false, true, p.og, p.K, ld, rp, ld, cp, ld, beta, dw + grp * p.og * p.K, p.K);
     }
+    worked[static_cast<size_t>(slot)] = 1;
+  });
+  if (!worked[0]) std::fill(gw, gw + weights, T(0));
+  for (int slot = 1; slot < p.slots; ++slot) {
+    if (!worked[static_cast<size_t>(slot)]) continue;
+    const T* part = slot_of<T>(partials, slot - 1, weights);
+#pragma omp parallel for if (parallel(weights)) schedule(static)
+    for (int64_t i = 0; i < weights; ++i) gw[i] += part[i];
   }
 }
 
