@@ -28,6 +28,7 @@ ShallowWater::ShallowWater(const CubedSphere& mesh, ShallowWaterParams params,
   elements_ = partition.owned(rank);
   g1_.resize(kVars * mesh.nodes_per_element());
   g2_.resize(kVars * mesh.nodes_per_element());
+  split_.resize(mesh.nodes_per_element());
   build_face_nodes(partition, rank);
 }
 
@@ -93,53 +94,31 @@ void volume_kernel(int np_runtime, int nelem, const int* elems, const CubedSpher
   }
 }
 
-// The split-form volume terms: dq/dt = −(1/J) Σ_l 2 (D_il F#¹(q_ij, q_lj) + D_jl F#²(q_ij, q_il))
-// with F#^i(a, b) = ({m}·{Ja^i}, {m}·{Ja^i} {u} + ½ g h_a h_b {Ja^i}) and {·} the mean of the two
-// nodes' values. Symmetric and consistent (F#(q, q) = J a^i · F(q)), so the interface terms are
-// those of the divergence form and mass still telescopes. Each pair's flux is computed once and
-// given to both nodes. acc: scratch of [4][np²].
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+namespace baseline {
+#include "split_volume_kernel.h"
+}  // namespace baseline
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define CLIMATE_AVX2_KERNELS 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "split_volume_kernel.h"
+}  // namespace avx2
+#pragma GCC pop_options
+#endif
+#pragma GCC diagnostic pop
+
+// The split kernel for this CPU: 4 lanes of AVX2 where it has them, else the baseline's two.
 template <int NP>
 void split_kernel(int np_runtime, int nelem, const int* elems, const CubedSphere& mesh, double g,
-                  const double* D, const double* U, double* dU, double* acc) {
-  const int np = NP > 0 ? NP : np_runtime;
-  const int npe = np * np;
-  for (int e = 0; e < nelem; ++e) {
-    const double* q = U + static_cast<std::size_t>(e) * 4 * npe;
-    double* out = dU + static_cast<std::size_t>(e) * 4 * npe;
-    const NodeMetric* met = &mesh.metric(elems[e] * npe);
-    for (int k = 0; k < 4 * npe; ++k) acc[k] = 0;
-    // The pair (a, b) along one direction: ja_a, ja_b their metric vectors, d_ab = D[a→b] and
-    // d_ba the differentiation weights in the two nodes' rows.
-    auto pair = [&](int a, int b, const Vec3& ja_a, const Vec3& ja_b, double d_ab, double d_ba) {
-      const double jx = 0.5 * (ja_a[0] + ja_b[0]), jy = 0.5 * (ja_a[1] + ja_b[1]),
-                   jz = 0.5 * (ja_a[2] + ja_b[2]);
-      const double ha = q[a], hb = q[b];
-      const double max = q[npe + a], may = q[2 * npe + a], maz = q[3 * npe + a];
-      const double mbx = q[npe + b], mby = q[2 * npe + b], mbz = q[3 * npe + b];
-      const double fh = 0.5 * ((max + mbx) * jx + (may + mby) * jy + (maz + mbz) * jz);
-      const double p = 0.5 * g * ha * hb;
-      const double ia = 0.5 / ha, ib = 0.5 / hb;
-      const double f[4] = {fh, fh * (max * ia + mbx * ib) + p * jx,
-                           fh * (may * ia + mby * ib) + p * jy,
-                           fh * (maz * ia + mbz * ib) + p * jz};
-      for (int v = 0; v < 4; ++v) {
-        acc[v * npe + a] += 2 * d_ab * f[v];
-        if (b != a) acc[v * npe + b] += 2 * d_ba * f[v];
-      }
-    };
-    for (int j = 0; j < np; ++j)
-      for (int i = 0; i < np; ++i)
-        for (int l = i; l < np; ++l) {
-          pair(j * np + i, j * np + l, met[j * np + i].ja1, met[j * np + l].ja1, D[i * np + l],
-               D[l * np + i]);
-          pair(i * np + j, l * np + j, met[i * np + j].ja2, met[l * np + j].ja2, D[i * np + l],
-               D[l * np + i]);
-        }
-    for (int n = 0; n < npe; ++n) {
-      const double inv_j = 1 / met[n].jac;
-      for (int v = 0; v < 4; ++v) out[v * npe + n] = -acc[v * npe + n] * inv_j;
-    }
-  }
+                  const double* D, const double* U, double* dU, SplitScratch& scratch) {
+#ifdef CLIMATE_AVX2_KERNELS
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return avx2::split_kernel<NP>(np_runtime, nelem, elems, mesh, g, D, U, dU, scratch);
+#endif
+  baseline::split_kernel<NP>(np_runtime, nelem, elems, mesh, g, D, U, dU, scratch);
 }
 
 }  // namespace
@@ -156,7 +135,7 @@ void ShallowWater::volume_terms(const SwState& U, SwState& dU) const {
   auto run = [&](auto np_const) {
     constexpr int NP = decltype(np_const)::value;
     if (split)
-      split_kernel<NP>(np, nelem, elems, mesh_, g, D, U.data(), dU.data(), g1_.data());
+      split_kernel<NP>(np, nelem, elems, mesh_, g, D, U.data(), dU.data(), split_);
     else
       volume_kernel<NP>(np, nelem, elems, mesh_, g, D, U.data(), dU.data(), g1_.data(), g2_.data());
   };

@@ -39,6 +39,22 @@ enum class VolumeForm {
   split,
 };
 
+/// Elements whose split-form volume terms are computed together, in SIMD lanes.
+inline constexpr int kSplitLanes = 4;
+
+/// The split-form kernel's batch of kSplitLanes elements, interleaved [var][node][lane].
+struct SplitScratch {
+  std::vector<double> q, half_u, ja1, ja2, acc;
+  void resize(int nodes_per_element) {
+    const std::size_t n = static_cast<std::size_t>(nodes_per_element) * kSplitLanes;
+    q.resize(4 * n);
+    half_u.resize(3 * n);
+    ja1.resize(3 * n);
+    ja2.resize(3 * n);
+    acc.resize(4 * n);
+  }
+};
+
 struct ShallowWaterParams {
   double gravity = kGravity;         ///< g [m/s²]
   Vec3 omega = {0, 0, kEarthOmega};  ///< the planet's rotation vector Ω [1/s]
@@ -138,6 +154,7 @@ class ShallowWater {
   // every side is local (kept apart from FaceNode, whose size the one-process loop feels).
   std::vector<unsigned char> face_remote_;
   mutable std::vector<double> g1_, g2_;  // [4][p+1][p+1] contravariant fluxes of one element
+  mutable SplitScratch split_;
 };
 
 }  // namespace climate
