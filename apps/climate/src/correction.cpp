@@ -32,6 +32,68 @@ std::shared_ptr<nn::Sequential> plain_cnn(int channels_in, int channels, int wid
   return net;
 }
 
+// Two padded 3×3 convolutions with ReLU after each: [B, in, s, s] → [B, out, s, s].
+std::shared_ptr<nn::Sequential> double_conv(int in, int out) {
+  auto block = std::make_shared<nn::Sequential>();
+  block->push_back(std::make_shared<nn::Conv2d>(nn::Conv2dOptions(in, out, 3).padding(1)));
+  block->push_back(std::make_shared<nn::ReLU>());
+  block->push_back(std::make_shared<nn::Conv2d>(nn::Conv2dOptions(out, out, 3).padding(1)));
+  block->push_back(std::make_shared<nn::ReLU>());
+  return block;
+}
+
+// [B, C, s, s] → [B, C, 2s, 2s], each value repeated over a 2×2 block (a broadcast view, so the
+// gradient sums each block).
+Tensor upsample2(const Tensor& x) {
+  const exadnn::Shape s = x.shape();
+  return x.unsqueeze(3)
+      .unsqueeze(5)
+      .expand({s[0], s[1], s[2], 2, s[3], 2})
+      .reshape({s[0], s[1], 2 * s[2], 2 * s[3]});
+}
+
+// The U-Net of CorrectionOptions::levels: [B, in, w, w] → [B, out, w − 2 crop, w − 2 crop], w
+// divisible by 2^levels.
+class UNet : public nn::Module {
+ public:
+  UNet(int channels_in, int channels, int width, int levels, int crop) : crop_(crop) {
+    int in = channels_in;
+    for (int k = 0; k < levels; ++k) {
+      down_.push_back(register_module("down" + std::to_string(k), double_conv(in, width << k)));
+      in = width << k;
+    }
+    bottom_ = register_module("bottom", double_conv(in, width << levels));
+    for (int k = levels - 1; k >= 0; --k)  // up_[k]: the way back up to level k
+      up_.insert(up_.begin(),
+                 register_module("up" + std::to_string(k),
+                                 double_conv((width << (k + 1)) + (width << k), width << k)));
+    head_ = register_module("head",
+                            std::make_shared<nn::Conv2d>(nn::Conv2dOptions(width, channels, 1)));
+  }
+  Tensor forward(const Tensor& x) override {
+    std::vector<Tensor> skips;
+    Tensor h = x;
+    for (const auto& down : down_) {
+      h = down->forward(h);
+      skips.push_back(h);
+      h = exadnn::avg_pool2d(h, 2);
+    }
+    h = bottom_->forward(h);
+    for (size_t k = skips.size(); k-- > 0;)
+      h = up_[k]->forward(exadnn::cat({upsample2(h), skips[k]}, 1));
+    h = head_->forward(h);
+    const int64_t n = h.shape()[2] - 2 * crop_;
+    return h.narrow(2, crop_, n).narrow(3, crop_, n);
+  }
+  std::string name() const override { return "UNet"; }
+
+ private:
+  std::vector<std::shared_ptr<nn::Sequential>> down_, up_;
+  std::shared_ptr<nn::Sequential> bottom_;
+  std::shared_ptr<nn::Conv2d> head_;
+  int crop_;
+};
+
 // The options' dilations, 1 for each convolution when none are given.
 std::vector<int> dilations_of(const CorrectionOptions& o) {
   return o.dilations.empty() ? std::vector<int>(static_cast<size_t>(std::max(o.depth, 0)), 1)
@@ -40,20 +102,28 @@ std::vector<int> dilations_of(const CorrectionOptions& o) {
 
 }  // namespace
 
+// The network: the plain CNN or the U-Net of the options.
+std::shared_ptr<nn::Module> network(int channels_in, const CorrectionOptions& o, int halo) {
+  if (o.levels > 0) return std::make_shared<UNet>(channels_in, o.fields, o.width, o.levels, halo);
+  return plain_cnn(channels_in, o.fields, o.width, dilations_of(o));
+}
+
 // The CNN with each field's normalisation as a buffer [3, C]: rows input mean, input scale,
 // residual scale.
 struct Correction::Net : public nn::Module {
-  Net(int channels_in, int channels, int width, const std::vector<int>& dilations)
-      : cnn(register_module("cnn", plain_cnn(channels_in, channels, width, dilations))),
-        norm(exadnn::from_vector<float>(std::vector<float>(3 * channels, 1.0f), {3, channels})),
-        gain(exadnn::from_vector<float>(std::vector<float>(channels, 1.0f), {channels})) {
+  Net(int channels_in, const CorrectionOptions& options, int halo)
+      : cnn(register_module("cnn", network(channels_in, options, halo))),
+        norm(exadnn::from_vector<float>(std::vector<float>(3 * options.fields, 1.0f),
+                                        {3, options.fields})),
+        gain(exadnn::from_vector<float>(std::vector<float>(options.fields, 1.0f),
+                                        {options.fields})) {
     register_buffer("norm", &norm);
     register_buffer("gain", &gain);
   }
   Tensor forward(const Tensor& x) override { return cnn->forward(x); }
   std::string name() const override { return "ClimateCorrection"; }
 
-  std::shared_ptr<nn::Sequential> cnn;
+  std::shared_ptr<nn::Module> cnn;
   Tensor norm;
   Tensor gain;               // [C]: each field's correction is scaled by it (fit_gains)
   std::vector<float> stats;  // norm's values on the host: [3 C]
@@ -62,7 +132,7 @@ struct Correction::Net : public nn::Module {
 Correction::Correction(const CubedSphere& mesh, const CorrectionOptions& options)
     : mesh_(mesh),
       options_(options),
-      halo_(mesh, reach(options)),
+      halo_(mesh, reach(options, mesh.ne() * mesh.nodes_1d())),
       weights_(face_area_weights(mesh)) {
   EXADNN_CHECK(options.fields >= 1, "climate::Correction", "fields = ", options.fields,
                ": need at least one field");
@@ -88,8 +158,7 @@ Correction::Correction(const CubedSphere& mesh, const CorrectionOptions& options
                             1.0f);
         }
   exadnn::manual_seed(options.seed);
-  net_ =
-      std::make_shared<Net>(input_channels(), options.fields, options.width, dilations_of(options));
+  net_ = std::make_shared<Net>(input_channels(), options, H);
   net_->stats.assign(static_cast<size_t>(3 * options.fields), 1.0f);
   for (int c = 0; c < options.fields; ++c) net_->stats[c] = 0.0f;  // means 0, scales 1
   net_->norm = exadnn::from_vector<float>(net_->stats, {3, options.fields});
@@ -102,7 +171,17 @@ std::shared_ptr<nn::Module> Correction::model() const {
   return net_;
 }
 
-int Correction::reach(const CorrectionOptions& options) {
+int Correction::reach(const CorrectionOptions& options, int n) {
+  EXADNN_CHECK(options.levels >= 0 && options.levels <= 6, "climate::Correction",
+               "levels = ", options.levels, ": need 0 (the plain CNN) to 6");
+  EXADNN_CHECK(options.halo >= 0, "climate::Correction", "halo = ", options.halo,
+               ": need at least 0");
+  if (options.levels > 0) {
+    const int multiple = 1 << options.levels;
+    int halo = options.halo > 0 ? options.halo : 8;
+    while ((n + 2 * halo) % multiple != 0) ++halo;
+    return halo;
+  }
   int sum = 0;
   for (const int d : dilations_of(options)) sum += d;
   return sum;

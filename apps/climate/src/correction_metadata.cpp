@@ -60,7 +60,9 @@ Metadata correction_metadata(const CorrectionOptions& options) {
           {"width", std::to_string(options.width)},
           {"depth", std::to_string(options.depth)},
           {"dilations", join(options.dilations)},
-          {"periods", join(options.periods)}};
+          {"periods", join(options.periods)},
+          {"levels", std::to_string(options.levels)},
+          {"halo", std::to_string(options.halo)}};
 }
 
 CorrectionOptions correction_options(const Metadata& metadata, int fields,
@@ -74,6 +76,11 @@ CorrectionOptions correction_options(const Metadata& metadata, int fields,
   if (const auto it = metadata.find("dilations"); it != metadata.end())
     options.dilations = numbers(it->second, "dilations", source);
   options.periods = numbers(entry(metadata, "periods", source), "periods", source);
+  // Written before the U-Net existed: the plain CNN.
+  if (const auto it = metadata.find("levels"); it != metadata.end())
+    options.levels = whole_number(it->second, "levels", source);
+  if (const auto it = metadata.find("halo"); it != metadata.end())
+    options.halo = whole_number(it->second, "halo", source);
   return options;
 }
 

@@ -145,12 +145,13 @@ void add_squares(const Fields& a, const Fields& truth, std::vector<double>& sq) 
 }
 
 // args: channel (fields), width (12), depth (4), dilations ("": 1 each; e.g. "1,2,4,2,1", one
-// per convolution, Correction's halo their sum), phases (true: CorrectionOptions::periods of the
-// element and the compressor's block), capacity (240 examples), batch (6), lr (1e-3),
-// round_examples (12: examples per training round), pace (0.9: the fraction of the time between
-// two output steps it trains for), final_seconds (0: training after the last step),
-// validation_steps (2: the newest pairs wait this many output steps before they train, and those
-// left at the end fit each field's gain, Correction::fit_gains), weights
+// per convolution, Correction's halo their sum), levels (0: the plain CNN; ≥ 1 a U-Net of that
+// many levels, CorrectionOptions::levels) and halo (the U-Net's, 0: 8), phases (true:
+// CorrectionOptions::periods of the element and the compressor's block), capacity (240 examples),
+// batch (6), lr (1e-3), round_examples (12: examples per training round), pace (0.9: the fraction
+// of the time between two output steps it trains for), final_seconds (0: training after the last
+// step), validation_steps (2: the newest pairs wait this many output steps before they train, and
+// those left at the end fit each field's gain, Correction::fit_gains), weights
 // (climate_correction.ckpt), report ("" = none: a JSON file of the figures).
 void climate_train_correction(flow::ModuleContext& ctx) {
   if (ctx.comm().rank() != 0) return;
@@ -169,6 +170,8 @@ void climate_train_correction(flow::ModuleContext& ctx) {
                             .depth = ctx.arg<int>("depth", 4),
                             .dilations = whole_numbers(ctx.arg<std::string>("dilations", ""),
                                                        "climate_train_correction's dilations"),
+                            .levels = ctx.arg<int>("levels", 0),
+                            .halo = ctx.arg<int>("halo", 0),
                             .seed = static_cast<uint64_t>(ctx.arg<int64_t>("seed", 1))};
   if (ctx.arg<bool>("phases", true)) {  // the element's and the compressor block's phase
     options.periods = {p + 1};

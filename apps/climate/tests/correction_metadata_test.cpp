@@ -34,6 +34,21 @@ TEST(CorrectionMetadata, WhatIsWrittenIsReadBack) {
   EXPECT_EQ(read.dilations, written.dilations);
   EXPECT_EQ(read.periods, written.periods);
   EXPECT_EQ(correction_options(correction_metadata({.depth = 3}), 3, "x").dilations.size(), 0u);
+  const CorrectionOptions unet =
+      correction_options(correction_metadata({.width = 8, .levels = 2, .halo = 9}), 3, "x");
+  EXPECT_EQ(unet.levels, 2);
+  EXPECT_EQ(unet.halo, 9);
+}
+
+TEST(CorrectionMetadata, ACheckpointFromBeforeTheUNetMeansThePlainCnn) {
+  Metadata m = correction_metadata({.width = 8, .depth = 3, .levels = 2, .halo = 8});
+  m.erase("levels");
+  m.erase("halo");
+  const CorrectionOptions read = correction_options(m, 3, "old.ckpt");
+  EXPECT_EQ(read.levels, 0);
+  EXPECT_EQ(read.halo, 0);
+  m["levels"] = "two";
+  EXPECT_NE(refusal(m).find("'levels' is 'two'"), std::string::npos) << refusal(m);
 }
 
 TEST(CorrectionMetadata, ACheckpointFromBeforeTheDilationsMeansPlainConvolutions) {

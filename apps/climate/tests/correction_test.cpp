@@ -225,6 +225,53 @@ TEST(Correction, DilatedConvolutionsWidenTheHaloToTheirSum) {
   refused({.fields = 3, .width = 4, .depth = 2, .dilations = {1, 0}}, "dilation 0");
 }
 
+// The U-Net option: its halo is the requested one (8 by default) rounded up so that the halo'd
+// face divides by 2^levels; it maps the halo'd face to the face, learns a residual it can see as
+// the plain CNN does, and its stored state restores it in a fresh network of the same options.
+// Options out of range are refused by name.
+TEST(Correction, UNetLearnsAResidualItCanSeeAndTheStateRestoresIt) {
+  const CubedSphere mesh(2, 3);                         // n = 8
+  EXPECT_EQ(Correction::reach({.levels = 2}, 8), 8);    // 8 + 16 = 24, divisible by 4
+  EXPECT_EQ(Correction::reach({.levels = 3}, 8), 8);    // 24 divisible by 8
+  EXPECT_EQ(Correction::reach({.levels = 3}, 10), 11);  // 10 + 22 = 32
+  EXPECT_EQ(Correction::reach({.levels = 2, .halo = 3}, 8), 4);
+  const CorrectionOptions options{.fields = 3, .width = 8, .levels = 1, .halo = 4, .seed = 3};
+  Correction correction(mesh, options);
+  EXPECT_EQ(correction.halo().width(), 16);
+  CorrectionTrainer trainer(correction, {.capacity = 36, .batch = 6, .lr = 3e-3, .seed = 4});
+  for (int step = 0; step < 6; ++step) {
+    const Fields original = centred_fields(mesh, 100 + step);
+    trainer.add(shrunk(mesh, original), original);
+  }
+  const double first = trainer.train(36).loss;
+  double last = first;
+  for (int round = 0; round < 60; ++round) last = trainer.train(36).loss;
+  EXPECT_LT(last, 0.1 * first);
+  const Fields input = shrunk(mesh, centred_fields(mesh, 999));
+  const Fields corrected = expect_corrects_an_unseen_step(mesh, correction);
+  CorrectionOptions other = options;
+  other.seed = 77;
+  Correction restored(mesh, other);
+  restored.load(correction.state());
+  const Fields again = restored.apply(input);
+  for (int c = 0; c < 3; ++c) EXPECT_EQ(again[c].data, corrected[c].data);
+  // Parameters: level 0 (3 → 8, 8 → 8), bottom (8 → 16, 16 → 16), up 0 (16 + 8 → 8, 8 → 8),
+  // head 8 → 3 (1×1); 3×3 weights and biases.
+  const int64_t conv =
+      (3 * 8 + 8 * 8 + 8 * 16 + 16 * 16 + 24 * 8 + 8 * 8) * 9 + (8 + 8 + 16 + 16 + 8 + 8);
+  EXPECT_EQ(correction.bytes(), (conv + 8 * 3 + 3 + 9 + 3) * 4);
+  const auto refused = [&](const CorrectionOptions& o, const std::string& words) {
+    try {
+      Correction c(mesh, o);
+      ADD_FAILURE() << "accepted: " << words;
+    } catch (const exadnn::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  };
+  refused({.fields = 3, .width = 4, .levels = 7}, "levels = 7");
+  refused({.fields = 3, .width = 4, .levels = 1, .halo = -1}, "halo = -1");
+}
+
 // An untrained network's arbitrary correction, fitted on held-out pairs: every gain in [0, 1], and
 // on those pairs the corrected error is never above the compressor's (α = 0 is among the choices
 // the least squares weigh); the gains travel with the stored state, and a state stored before they

@@ -44,6 +44,7 @@ struct Options {
   std::vector<double> ratios{4, 16, 64};
   int width = 16, depth = 4, epochs = 60;
   std::vector<int> dilations;  // one per convolution (none: 1 each)
+  int levels = 0, halo = 0;    // a U-Net of this many levels (0: the plain CNN), its halo
   // The last training steps held out of training to fit each field's gain on (0: gains 1).
   int validation_steps = 2;
   bool phases = true;    // tell the network the element's and the compressor block's phase
@@ -151,8 +152,13 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
     }
     decompressed.push_back(std::move(d));
   }
-  CorrectionOptions options{
-      .fields = 3, .width = o.width, .depth = o.depth, .dilations = o.dilations, .seed = 1};
+  CorrectionOptions options{.fields = 3,
+                            .width = o.width,
+                            .depth = o.depth,
+                            .dilations = o.dilations,
+                            .levels = o.levels,
+                            .halo = o.halo,
+                            .seed = 1};
   if (o.phases) options.periods = structure_periods(mesh.degree(), *comp[0]);
   Correction correction(mesh, options);
   if (o.consistent) {  // each DCT-compressed field's correction kept to what its stream allows
@@ -288,6 +294,13 @@ int main(int argc, char** argv) {
          "--dilations", o.dilations,
          "each convolution's dilation, e.g. 1,2,4,8,1 (none: 1 each); the halo is their sum")
       ->delimiter(',');
+  app.add_option("--unet-levels", o.levels,
+                 "a U-Net of this many levels instead of the plain CNN (0: the plain CNN)")
+      ->check(CLI::Range(0, 6));
+  app.add_option("--halo", o.halo,
+                 "the U-Net's halo in pixels (0: 8, rounded up so the halo'd face divides by "
+                 "2^levels)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--epochs", o.epochs, "epochs over the training pairs");
   app.add_option("--lr", o.lr, "Adam's learning rate");
   app.add_option("--augment", o.augment,

@@ -44,6 +44,16 @@ struct CorrectionOptions {
   /// dilation d widens a 3×3 convolution's reach to d pixels each way at the same cost, so
   /// 1, 2, 4, 8, 1 sees 16 pixels around a node, two DCT blocks, where plain ones see `depth`.
   std::vector<int> dilations{};
+  /// A U-shaped network instead (Ronneberger, Fischer, Brox 2015) of `levels` ≥ 1 levels:
+  /// at each, two padded 3×3 convolutions (ReLU, `width` · 2^level channels) and 2×2 average
+  /// pooling down; at the bottom two more; back up by nearest upsampling, the same level's map
+  /// concatenated, two convolutions; a 1×1 convolution to the C residual channels, cropped to
+  /// the face. It sees the whole halo'd face (`depth` and `dilations` are then unused). 0: the
+  /// plain CNN above.
+  int levels = 0;
+  /// The U-Net's halo: at least this many pixels (0: 8, one DCT block), more if needed so that
+  /// the halo'd face's width n + 2H divides by 2^levels.
+  int halo = 0;
   uint64_t seed = 1;  ///< initial weights
   /// Periods P ≥ 2 of the face array's structure that the network is told: for each, two more
   /// input channels, a pixel's row and column phase (index mod P, mapped onto [−1, 1]; halo
@@ -62,8 +72,10 @@ class Correction {
 
   const CorrectionOptions& options() const { return options_; }
   const FaceHalo& halo() const { return halo_; }
-  /// The pixels the network reaches around a node each way: Σ dilations (the halo H).
-  static int reach(const CorrectionOptions& options);
+  /// The halo H the network's input carries around a face of n × n nodes: the plain CNN's reach,
+  /// Σ dilations; the U-Net's `halo` option (8 by default), rounded up so that n + 2H divides by
+  /// 2^levels.
+  static int reach(const CorrectionOptions& options, int n);
   /// The network, as the train layer takes it: x [B, C', n+2H, n+2H] (normalised decompressed
   /// fields and the phase channels) → [B, C, n, n] (the residual, divided by each field's
   /// residual scale).

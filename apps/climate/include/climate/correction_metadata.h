@@ -14,13 +14,14 @@ namespace climate {
 
 using Metadata = std::map<std::string, std::string>;
 
-/// kind ("climate_correction"), width, depth, dilations ("1,2,4,2,1"; "" for 1 each) and periods
-/// ("5,16") of `options`.
+/// kind ("climate_correction"), width, depth, dilations ("1,2,4,2,1"; "" for 1 each), periods
+/// ("5,16"), levels (0: the plain CNN) and halo of `options`.
 Metadata correction_metadata(const CorrectionOptions& options);
 
 /// The options a checkpoint's metadata describes, for `fields` fields. A missing or malformed
 /// entry, or another kind, is an Error naming `source` (the file) and the entry; a checkpoint
-/// written before the dilations were stored has no such entry and means 1 each.
+/// written before the dilations were stored has no such entry and means 1 each, one written
+/// before the U-Net has no levels and means the plain CNN.
 CorrectionOptions correction_options(const Metadata& metadata, int fields,
                                      const std::string& source);
 
