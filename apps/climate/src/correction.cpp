@@ -100,13 +100,13 @@ std::vector<int> dilations_of(const CorrectionOptions& o) {
                              : o.dilations;
 }
 
-}  // namespace
-
 // The network: the plain CNN or the U-Net of the options.
 std::shared_ptr<nn::Module> network(int channels_in, const CorrectionOptions& o, int halo) {
   if (o.levels > 0) return std::make_shared<UNet>(channels_in, o.fields, o.width, o.levels, halo);
   return plain_cnn(channels_in, o.fields, o.width, dilations_of(o));
 }
+
+}  // namespace
 
 // The CNN with each field's normalisation as a buffer [3, C]: rows input mean, input scale,
 // residual scale.
