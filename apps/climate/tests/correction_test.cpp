@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "climate/correction.h"
 #include "climate/correction_trainer.h"
@@ -176,6 +177,20 @@ TEST(Correction, TrainerLearnsAResidualItCanSeeAndTheStateRestoresIt) {
   for (const float g : correction.fit_gains(held_in, held_out)) EXPECT_GT(g, 0.5f);
 }
 
+// Six steps of shrunk centred_fields into the trainer, then `rounds` rounds of 36 examples after
+// a first one: the first round's loss and the last one's.
+std::pair<double, double> train_on_six_steps(const CubedSphere& mesh, CorrectionTrainer& trainer,
+                                             int rounds) {
+  for (int step = 0; step < 6; ++step) {
+    const Fields original = centred_fields(mesh, 100 + step);
+    trainer.add(shrunk(mesh, original), original);
+  }
+  const double first = trainer.train(36).loss;
+  double last = first;
+  for (int round = 0; round < rounds; ++round) last = trainer.train(36).loss;
+  return {first, last};
+}
+
 // Trained on examples shown in random orientations (the trainer's `augment`), a residual the
 // network can see is still learned: each example's input and target are turned together (were
 // they not, the halo'd input and its interior would disagree and the loss would stay near 1).
@@ -184,13 +199,7 @@ TEST(Correction, TrainerLearnsFromExamplesInRandomOrientations) {
   Correction correction(mesh, {.fields = 3, .width = 8, .depth = 3, .seed = 3});
   CorrectionTrainer trainer(correction,
                             {.capacity = 36, .batch = 6, .lr = 3e-3, .seed = 4, .augment = true});
-  for (int step = 0; step < 6; ++step) {
-    const Fields original = centred_fields(mesh, 100 + step);
-    trainer.add(shrunk(mesh, original), original);
-  }
-  const double first = trainer.train(36).loss;
-  double last = first;
-  for (int round = 0; round < 40; ++round) last = trainer.train(36).loss;
+  const auto [first, last] = train_on_six_steps(mesh, trainer, 40);
   EXPECT_LT(last, 0.1 * first);
   expect_corrects_an_unseen_step(mesh, correction);
 }
@@ -239,13 +248,7 @@ TEST(Correction, UNetLearnsAResidualItCanSeeAndTheStateRestoresIt) {
   Correction correction(mesh, options);
   EXPECT_EQ(correction.halo().width(), 16);
   CorrectionTrainer trainer(correction, {.capacity = 36, .batch = 6, .lr = 3e-3, .seed = 4});
-  for (int step = 0; step < 6; ++step) {
-    const Fields original = centred_fields(mesh, 100 + step);
-    trainer.add(shrunk(mesh, original), original);
-  }
-  const double first = trainer.train(36).loss;
-  double last = first;
-  for (int round = 0; round < 60; ++round) last = trainer.train(36).loss;
+  const auto [first, last] = train_on_six_steps(mesh, trainer, 60);
   EXPECT_LT(last, 0.1 * first);
   const Fields input = shrunk(mesh, centred_fields(mesh, 999));
   const Fields corrected = expect_corrects_an_unseen_step(mesh, correction);

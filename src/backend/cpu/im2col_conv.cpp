@@ -102,6 +102,21 @@ T* slot_of(const Tensor& buffers, int slot, int64_t size) {
   return static_cast<T*>(buffers.data_ptr()) + slot * size;
 }
 
+// Each buffer slot's cols [K, chunk·OHW] and rows [O/g, chunk·OHW].
+template <class T>
+struct ChunkBuffers {
+  explicit ChunkBuffers(const Plan& p)
+      : cols_size(p.K * p.chunk * p.ohw),
+        rows_size(p.og * p.chunk * p.ohw),
+        cols(scratch_tensor({p.slots, cols_size}, dtype_v<T>)),
+        rows(scratch_tensor({p.slots, rows_size}, dtype_v<T>)) {}
+  T* cols_of(int slot) const { return slot_of<T>(cols, slot, cols_size); }
+  T* rows_of(int slot) const { return slot_of<T>(rows, slot, rows_size); }
+
+  int64_t cols_size, rows_size;
+  Tensor cols, rows;
+};
+
 // The output columns [begin, end) whose input column ox·stride − pad + j·dilation lies inside
 // the image, for kernel column j; the others read padding.
 struct ColumnRange {
@@ -244,12 +259,10 @@ void conv2d_forward(const Conv2dGeometry& g, const Tensor& out, const Tensor& x,
   if (p.K == 0) {
     std::fill(op, op + out.numel(), T(0));
   } else if (p.ohw > 0) {
-    const int64_t cols_size = p.K * p.chunk * p.ohw, rows_size = p.og * p.chunk * p.ohw;
-    const Tensor cols = scratch_tensor({p.slots, cols_size}, dtype_v<T>);
-    const Tensor rows = scratch_tensor({p.slots, rows_size}, dtype_v<T>);
+    const ChunkBuffers<T> buffers(p);
     for_each_chunk(g, p, [&](int slot, int64_t n0, int64_t b) {
-      T* cp = slot_of<T>(cols, slot, cols_size);
-      T* rp = slot_of<T>(rows, slot, rows_size);
+      T* cp = buffers.cols_of(slot);
+      T* rp = buffers.rows_of(slot);
       const int64_t ld = b * p.ohw;
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         for (int64_t s = 0; s < b; ++s)
@@ -286,12 +299,10 @@ void conv2d_backward_data(const Conv2dGeometry& g, const Tensor& grad_x, const T
   }
   const T* wp = static_cast<const T*>(weight.data_ptr());
   T* go = static_cast<T*>(grad_out.data_ptr());
-  const int64_t cols_size = p.K * p.chunk * p.ohw, rows_size = p.og * p.chunk * p.ohw;
-  const Tensor cols = scratch_tensor({p.slots, cols_size}, dtype_v<T>);
-  const Tensor rows = scratch_tensor({p.slots, rows_size}, dtype_v<T>);
+  const ChunkBuffers<T> buffers(p);
   for_each_chunk(g, p, [&](int slot, int64_t n0, int64_t b) {
-    T* cp = slot_of<T>(cols, slot, cols_size);
-    T* rp = slot_of<T>(rows, slot, rows_size);
+    T* cp = buffers.cols_of(slot);
+    T* rp = buffers.rows_of(slot);
     const int64_t ld = b * p.ohw;
     std::fill(gx + n0 * g.c * p.hw, gx + (n0 + b) * g.c * p.hw, T(0));
     for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -328,15 +339,13 @@ void conv2d_backward_weights(const Conv2dGeometry& g, const Tensor& grad_weight,
     return;
   }
   const T* xp = static_cast<const T*>(x.data_ptr());
-  const int64_t cols_size = p.K * p.chunk * p.ohw, rows_size = p.og * p.chunk * p.ohw;
-  const Tensor cols = scratch_tensor({p.slots, cols_size}, dtype_v<T>);
-  const Tensor rows = scratch_tensor({p.slots, rows_size}, dtype_v<T>);
+  const ChunkBuffers<T> buffers(p);
   // Slot 0 accumulates into grad_weight, slot t > 0 into partials[t - 1] [O, C/g, KH, KW].
   const Tensor partials = scratch_tensor({p.slots - 1, weights}, dtype_v<T>);
   std::vector<char> worked(static_cast<size_t>(p.slots), 0);
   for_each_chunk(g, p, [&](int slot, int64_t n0, int64_t b) {
-    T* cp = slot_of<T>(cols, slot, cols_size);
-    T* rp = slot_of<T>(rows, slot, rows_size);
+    T* cp = buffers.cols_of(slot);
+    T* rp = buffers.rows_of(slot);
     T* dw = slot == 0 ? gw : slot_of<T>(partials, slot - 1, weights);
     const double beta = worked[static_cast<size_t>(slot)] ? 1.0 : 0.0;
     const int64_t ld = b * p.ohw;
