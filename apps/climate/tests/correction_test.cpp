@@ -204,6 +204,16 @@ TEST(Correction, TrainerLearnsFromExamplesInRandomOrientations) {
   expect_corrects_an_unseen_step(mesh, correction);
 }
 
+// Options the correction refuses, with `words` in the Error.
+void expect_refused(const CubedSphere& mesh, const CorrectionOptions& o, const std::string& words) {
+  try {
+    Correction c(mesh, o);
+    ADD_FAILURE() << "accepted: " << words;
+  } catch (const exadnn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
 // Dilated convolutions reach further at the same weights: the halo is the dilations' sum, the
 // network still maps the halo'd face to the face, and a list that does not fit is refused.
 TEST(Correction, DilatedConvolutionsWidenTheHaloToTheirSum) {
@@ -222,16 +232,9 @@ TEST(Correction, DilatedConvolutionsWidenTheHaloToTheirSum) {
     ASSERT_EQ(corrected[c].data.size(), input[c].data.size());
     EXPECT_GT(rms_difference(corrected[c], input[c]), 0.0) << "field " << c;
   }
-  const auto refused = [&](const CorrectionOptions& o, const std::string& words) {
-    try {
-      Correction c(mesh, o);
-      ADD_FAILURE() << "accepted: " << words;
-    } catch (const exadnn::Error& e) {
-      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
-  };
-  refused({.fields = 3, .width = 4, .depth = 3, .dilations = {1, 2}}, "2 dilations for depth 3");
-  refused({.fields = 3, .width = 4, .depth = 2, .dilations = {1, 0}}, "dilation 0");
+  expect_refused(mesh, {.fields = 3, .width = 4, .depth = 3, .dilations = {1, 2}},
+                 "2 dilations for depth 3");
+  expect_refused(mesh, {.fields = 3, .width = 4, .depth = 2, .dilations = {1, 0}}, "dilation 0");
 }
 
 // The U-Net option: its halo is the requested one (8 by default) rounded up so that the halo'd
@@ -263,16 +266,8 @@ TEST(Correction, UNetLearnsAResidualItCanSeeAndTheStateRestoresIt) {
   const int64_t conv =
       (3 * 8 + 8 * 8 + 8 * 16 + 16 * 16 + 24 * 8 + 8 * 8) * 9 + (8 + 8 + 16 + 16 + 8 + 8);
   EXPECT_EQ(correction.bytes(), (conv + 8 * 3 + 3 + 9 + 3) * 4);
-  const auto refused = [&](const CorrectionOptions& o, const std::string& words) {
-    try {
-      Correction c(mesh, o);
-      ADD_FAILURE() << "accepted: " << words;
-    } catch (const exadnn::Error& e) {
-      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-    }
-  };
-  refused({.fields = 3, .width = 4, .levels = 7}, "levels = 7");
-  refused({.fields = 3, .width = 4, .levels = 1, .halo = -1}, "halo = -1");
+  expect_refused(mesh, {.fields = 3, .width = 4, .levels = 7}, "levels = 7");
+  expect_refused(mesh, {.fields = 3, .width = 4, .levels = 1, .halo = -1}, "halo = -1");
 }
 
 // An untrained network's arbitrary correction, fitted on held-out pairs: every gain in [0, 1], and
