@@ -10,6 +10,8 @@
 //   conv/forward        conv2d alone (no graph)
 //   conv/train          conv2d forward + backward as in training (conv1: weight and bias
 //                       gradients only, its input is data; conv2: input, weight and bias)
+//   conv/resnet_train   the same for ResNet-18's 3x3 layers (layers 2..6: 64, 128 and 256
+//                       channels at 16x16, 8x8 and 4x4, and the two strided ones), 2 threads
 //   pool/train          max_pool2d forward + backward
 //   batch_norm/train    batch_norm forward + backward in training mode (f32) at ResNet-18's
 //                       four stage sizes on 3x64x64 inputs, batch 128 (layer 0..3: [128, 64, 16,
@@ -51,13 +53,21 @@ using namespace exadnn;
 struct Layer {
   Shape x, w;
   bool input_grad;
+  Conv2dParams p{};
 };
 
+// 0, 1: the CNN's conv1 and conv2; 2..6: ResNet-18's 3x3 layers on 3x64x64 inputs, batch 128
+// (the three stride-1 stages and the two strided ones), for conv/resnet_train.
 const Layer kLayers[] = {{{128, 1, 28, 28}, {32, 1, 5, 5}, false},
-                         {{128, 32, 12, 12}, {64, 32, 5, 5}, true}};
+                         {{128, 32, 12, 12}, {64, 32, 5, 5}, true},
+                         {{128, 64, 16, 16}, {64, 64, 3, 3}, true, {.padding = 1}},
+                         {{128, 128, 8, 8}, {128, 128, 3, 3}, true, {.padding = 1}},
+                         {{128, 256, 4, 4}, {256, 256, 3, 3}, true, {.padding = 1}},
+                         {{128, 64, 16, 16}, {128, 64, 3, 3}, true, {.stride = 2, .padding = 1}},
+                         {{128, 128, 8, 8}, {256, 128, 3, 3}, true, {.stride = 2, .padding = 1}}};
 
 double conv_flops(const Layer& l) {
-  const Shape o = conv2d_output_shape(l.x, l.w);
+  const Shape o = conv2d_output_shape(l.x, l.w, l.p);
   return 2.0 * static_cast<double>(o.numel()) * static_cast<double>(l.w[1] * l.w[2] * l.w[3]);
 }
 
@@ -83,9 +93,9 @@ void BM_conv_forward(benchmark::State& state) {
   const DType dt = dtype(state);
   const Tensor x = randn(l.x, {}, &gen).to(dt), w = randn(l.w, {}, &gen).to(dt),
                b = randn({l.w[0]}, {}, &gen).to(dt);
-  benchmark::DoNotOptimize(conv2d(x, w, b).data_ptr());  // warm-up: primitives, JIT
+  benchmark::DoNotOptimize(conv2d(x, w, b, l.p).data_ptr());  // warm-up: primitives, JIT
   for (auto _ : state) {
-    Tensor out = conv2d(x, w, b);
+    Tensor out = conv2d(x, w, b, l.p);
     benchmark::DoNotOptimize(out.data_ptr());
   }
   state.counters["GFLOP/s"] =
@@ -102,9 +112,9 @@ void BM_conv_train(benchmark::State& state) {
   if (l.input_grad) x.requires_grad_();
   Tensor w = randn(l.w, {}, &gen).to(dt).requires_grad_();
   Tensor b = randn({l.w[0]}, {}, &gen).to(dt).requires_grad_();
-  const Tensor g = randn(conv2d_output_shape(l.x, l.w), {}, &gen).to(dt);
+  const Tensor g = randn(conv2d_output_shape(l.x, l.w, l.p), {}, &gen).to(dt);
   auto step = [&] {
-    conv2d(x, w, b).backward(g);
+    conv2d(x, w, b, l.p).backward(g);
     w.zero_grad();
     b.zero_grad();
     if (l.input_grad) x.zero_grad();
@@ -278,6 +288,14 @@ void layer_args(benchmark::internal::Benchmark* b) {
   b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
 }
 
+// ResNet-18's 3x3 layers, f32, 2 threads: oneDNN (algo 0) against the im2col route (1).
+void resnet_layer_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"layer", "algo", "threads", "bf16"});
+  for (int64_t layer = 2; layer < std::ssize(kLayers); ++layer)
+    for (int64_t a : {0, 1}) b->Args({layer, a, 2, 0});
+  b->UseRealTime()->MeasureProcessCPUTime()->Unit(benchmark::kMillisecond);
+}
+
 void batch_norm_args(benchmark::internal::Benchmark* b) {
   b->ArgNames({"layer", "algo", "threads"});
   for (int64_t threads : {1, 2})
@@ -313,6 +331,7 @@ void step_args(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_conv_forward)->Name("conv/forward")->Apply(layer_args);
 BENCHMARK(BM_conv_train)->Name("conv/train")->Apply(layer_args);
+BENCHMARK(BM_conv_train)->Name("conv/resnet_train")->Apply(resnet_layer_args);
 BENCHMARK(BM_pool_train)->Name("pool/train")->Apply(layer_args);
 BENCHMARK(BM_batch_norm_train)->Name("batch_norm/train")->Apply(batch_norm_args);
 BENCHMARK(BM_conv_pool_train)->Name("conv_pool/train")->Apply(conv_pool_args);
