@@ -94,8 +94,6 @@ void volume_kernel(int np_runtime, int nelem, const int* elems, const CubedSpher
   }
 }
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpsabi"
 namespace baseline {
 #include "split_volume_kernel.h"
 }  // namespace baseline
@@ -108,7 +106,6 @@ namespace avx2 {
 }  // namespace avx2
 #pragma GCC pop_options
 #endif
-#pragma GCC diagnostic pop
 
 // The split kernel for this CPU: 4 lanes of AVX2 where it has them, else the baseline's two.
 template <int NP>

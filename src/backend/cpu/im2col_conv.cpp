@@ -9,8 +9,8 @@
 // with grad_out_g / out gathered to and scattered from [O/g, b·OHW] rows.
 //
 // Where there are at least as many samples as threads, each thread takes whole chunks with its
-// own buffers (about 1 MiB of cols, so they stay in its cache between the copies and the GEMM)
-// and runs sequential GEMMs; the weights' gradient is summed over the threads' partial products
+// own buffers (about 1 MiB of cols, read back by the GEMM soon after the copies wrote them) and
+// runs sequential GEMMs; the weights' gradient is summed over the threads' partial products
 // at the end. With fewer samples (inference on a few large images) the threads share each chunk:
 // the copies are split over them and the GEMM is threaded.
 #include <omp.h>
@@ -35,9 +35,10 @@ namespace native {
 
 namespace {
 
-// Bytes of cols a chunk may use: a thread's own chunk stays in its cache from im2col to the GEMM
-// (measured on ResNet-18's 3x3 layers, see docs/performance.md); a chunk the threads share is
-// larger, for wide threaded GEMMs.
+// Bytes of cols a chunk may use: a thread's own chunk the size the channels-last route measured
+// fastest (nhwc_im2col_conv.cpp; not tuned again here: one image of ResNet-18's 64-channel 3x3
+// layer is 0.6 MB, docs/performance.md); a chunk the threads share is larger, for wide threaded
+// GEMMs.
 constexpr int64_t kOwnChunkBytes = int64_t{1} << 20;
 constexpr int64_t kSharedChunkBytes = int64_t{8} << 20;
 // The threads' partial weight gradients may take this much together; beyond it (many threads
