@@ -68,4 +68,19 @@ void velocity_face_fields(const ShallowWater& solver, const SwState& U, FaceFiel
   });
 }
 
+void set_velocity_face_fields(const ShallowWater& solver, const FaceField& u, const FaceField& v,
+                              SwState& U) {
+  check(solver, U, 0, "set_velocity_face_fields");
+  const int n = solver.mesh().ne() * solver.mesh().nodes_1d();
+  if (u.n != n || v.n != n)
+    throw Error("set_velocity_face_fields",
+                cat("fields of face size ", u.n, " and ", v.n, ", the mesh's is ", n));
+  const std::size_t block = solver.mesh().nodes_per_element();
+  for_each_node(solver, 0, [&](int g, std::size_t k, int f, int r, int c) {
+    const LatLon ll(solver.mesh().metric(g).x);
+    const Vec3 m = U[k] * ll.tangent(u.at(f, r, c), v.at(f, r, c));
+    for (int d = 0; d < 3; ++d) U[k + (d + 1) * block] = m[d];
+  });
+}
+
 }  // namespace climate

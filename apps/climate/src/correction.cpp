@@ -380,6 +380,15 @@ Fields correction_fields(const ShallowWater& solver, const SwState& U) {
   return out;
 }
 
+SwState state_from_correction_fields(const ShallowWater& solver, const Fields& fields) {
+  EXADNN_CHECK(fields.size() == 3, "state_from_correction_fields", "h, u, v expected, got ",
+               fields.size(), " fields");
+  SwState U(solver.state_size(), 0.0);
+  scatter_face_field(solver, fields[0], 0, U);
+  set_velocity_face_fields(solver, fields[1], fields[2], U);
+  return U;
+}
+
 FaceField face_area_weights(const CubedSphere& mesh) {
   const FaceHalo layout(mesh, 0);
   const int n = layout.n();

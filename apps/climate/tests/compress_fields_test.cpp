@@ -5,8 +5,10 @@
 
 #include <cmath>
 
+#include "climate/correction.h"
 #include "climate/galewsky.h"
 #include "climate/spherical.h"
+#include "climate/williamson6.h"
 #include "compress_test_fields.h"
 
 namespace climate {
@@ -48,6 +50,27 @@ TEST(CompressFields, GalewskyWindIsZonal) {
         umax = std::fmax(umax, u.at(f, r, c));
       }
   EXPECT_GT(umax, 50.0);
+}
+
+// The Rossby-Haurwitz wave: both wind components non-zero, and at Ne = 2 the nodes include the
+// poles (the face centres), where east and north are whatever LatLon makes of x = y = 0.
+TEST(CompressFields, TheStateOfTheCorrectionFieldsIsTheStateAgain) {
+  const CubedSphere mesh(2, 3);
+  const Williamson6 tc;
+  const ShallowWater solver(mesh, tc.params());
+  const SwState U = tc.state(solver);
+  const SwState V = state_from_correction_fields(solver, correction_fields(solver, U));
+  ASSERT_EQ(V.size(), U.size());
+  double scale = 0;
+  for (double x : U) scale = std::fmax(scale, std::fabs(x));
+  for (std::size_t k = 0; k < U.size(); ++k) EXPECT_NEAR(V[k], U[k], 1e-13 * scale) << k;
+  Fields wrong = correction_fields(solver, U);
+  wrong[2] = FaceField(4);
+  testing::expect_error([&] { state_from_correction_fields(solver, wrong); },
+                        {"set_velocity_face_fields", "face size 8 and 4", "8"});
+  wrong.pop_back();
+  testing::expect_error([&] { state_from_correction_fields(solver, wrong); },
+                        {"h, u, v expected, got 2"});
 }
 
 }  // namespace

@@ -30,6 +30,7 @@
 #include "climate/dct_compressor.h"
 #include "climate/dct_consistency.h"
 #include "climate/galewsky.h"
+#include "climate/nudging.h"
 #include "climate/simulation.h"
 
 namespace {
@@ -55,6 +56,9 @@ struct Options {
   // every other step of the whole run trains and the steps between test (a control: test flow
   // like the training flow, as a correction trained on a whole run would see).
   std::string split = "later";
+  // τ [h] of the model nudged towards each DCT stream (nudging.h; 0: insertion at the output
+  // steps only); negative: no nudged reconstruction.
+  double nudge_tau_hours = -1;
   // "truncation" (plain 8 x 8 DCT truncation, the reference), "dct", "zfp" (picked).
   std::vector<std::string> compressors{"truncation", "dct", "zfp"};
   double lr = 1e-3;
@@ -136,22 +140,39 @@ FieldCompressors truncation_compressors(int n, double ratio) {
   return comp;
 }
 
-// The stream of one set of compressors at one ratio, alone and corrected, named `name`.
-void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, int train_count,
-                       const std::string& name, const FieldCompressors& comp, double ratio,
-                       const Options& o, std::vector<Point>& points) {
+// A compressed run: each step's decompressed fields, the payloads' bytes and the values stored.
+struct Stream {
   std::vector<Fields> decompressed;
   double bytes = 0, values = 0;
+};
+
+Stream compress_steps(const std::vector<Step>& steps, const FieldCompressors& comp) {
+  Stream stream;
   for (const Step& s : steps) {
     Fields d;
     for (int c = 0; c < 3; ++c) {
       const std::vector<std::uint8_t> payload = comp[c]->compress(s.fields[c]);
-      bytes += static_cast<double>(payload.size());
-      values += static_cast<double>(s.fields[c].data.size());
+      stream.bytes += static_cast<double>(payload.size());
+      stream.values += static_cast<double>(s.fields[c].data.size());
       d.push_back(comp[c]->decompress(payload));
     }
-    decompressed.push_back(std::move(d));
+    stream.decompressed.push_back(std::move(d));
   }
+  return stream;
+}
+
+// The fields `inputs` (one per step: `stream`'s decompressed fields or another reconstruction of
+// it, named `name`) alone and corrected by a network trained on the training steps, measured on
+// the test steps.
+void correction_points(const CubedSphere& mesh, const std::vector<Step>& steps, int train_count,
+                       const std::string& name, const FieldCompressors& comp, double ratio,
+                       const Stream& stream, const std::vector<Fields>& inputs, const Options& o,
+                       std::vector<Point>& points) {
+  ErrorSum alone;
+  for (size_t k = train_count; k < steps.size(); ++k) alone.add(inputs[k], steps[k].fields);
+  points.push_back(
+      {name, ratio, stream.bytes / stream.values, {alone.rmse(0), alone.rmse(1), alone.rmse(2)}});
+  if (o.epochs == 0) return;  // the stream's reconstruction alone
   CorrectionOptions options{.fields = 3,
                             .width = o.width,
                             .depth = o.depth,
@@ -174,18 +195,18 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
                " leaves no training step of the ", train_count, " before --train-days");
   CorrectionTrainer trainer(
       correction, {.capacity = 6 * fit, .batch = 6, .lr = o.lr, .seed = 2, .augment = o.augment});
-  for (int k = 0; k < fit; ++k) trainer.add(decompressed[k], steps[k].fields);
+  for (int k = 0; k < fit; ++k) trainer.add(inputs[k], steps[k].fields);
   const auto start = std::chrono::steady_clock::now();
   double loss = 0;
   for (int e = 0; e < o.epochs; ++e) loss = trainer.train(trainer.buffer().size()).loss;
   std::string gains = "gains 1 (none fitted)";
   if (fit < train_count) {
-    std::vector<Fields> held_decompressed, held_original;
+    std::vector<Fields> held_inputs, held_original;
     for (int k = fit; k < train_count; ++k) {
-      held_decompressed.push_back(decompressed[k]);
+      held_inputs.push_back(inputs[k]);
       held_original.push_back(steps[k].fields);
     }
-    const std::vector<float> g = correction.fit_gains(held_decompressed, held_original);
+    const std::vector<float> g = correction.fit_gains(held_inputs, held_original);
     char text[96];
     std::snprintf(text, sizeof text, "gains h %.3f, u %.3f, v %.3f (fitted on %d held-out steps)",
                   g[0], g[1], g[2], train_count - fit);
@@ -193,21 +214,68 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  ErrorSum alone, corrected;
-  for (size_t k = train_count; k < steps.size(); ++k) {
-    alone.add(decompressed[k], steps[k].fields);
-    corrected.add(correction.apply(decompressed[k]), steps[k].fields);
-  }
+  ErrorSum corrected;
+  for (size_t k = train_count; k < steps.size(); ++k)
+    corrected.add(correction.apply(inputs[k]), steps[k].fields);
   std::string params;
   for (int c = 0; c < 3; ++c) params += (c ? "; " : "") + comp[c]->describe();
   std::printf("  %s %g:1 (%s): training %.0f s, final loss %.3g, %s\n", name.c_str(), ratio,
               params.c_str(), seconds, loss, gains.c_str());
-  points.push_back({name, ratio, bytes / values, {alone.rmse(0), alone.rmse(1), alone.rmse(2)}});
   points.push_back({name + " + correction",
                     ratio,
-                    (bytes + static_cast<double>(correction.bytes())) / values,
+                    (stream.bytes + static_cast<double>(correction.bytes())) / stream.values,
                     {corrected.rmse(0), corrected.rmse(1), corrected.rmse(2)},
                     seconds});
+}
+
+// The DCT parameters of each field's compressor, or none where one is not a DCT.
+std::vector<DctParams> dct_params(const FieldCompressors& comp) {
+  std::vector<DctParams> params;
+  for (const auto& c : comp)
+    if (const auto* dct = dynamic_cast<const DctCompressor*>(c.get()))
+      params.push_back(dct->params());
+  return params.size() == comp.size() ? params : std::vector<DctParams>{};
+}
+
+// The stream's reconstruction by the model nudged towards it (nudging.h), in the order of
+// `steps` (which the interleaved split has reordered: the model runs in time order).
+std::vector<Fields> nudged_steps(const CubedSphere& mesh, const std::vector<Step>& steps,
+                                 const std::vector<Fields>& decompressed,
+                                 const std::vector<DctParams>& params, const Options& o) {
+  std::vector<size_t> order(steps.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return steps[a].hours < steps[b].hours; });
+  std::vector<double> times;
+  std::vector<Fields> in_time;
+  for (size_t k : order) {
+    times.push_back(steps[k].hours * 3600);
+    in_time.push_back(decompressed[k]);
+  }
+  const ShallowWater solver(mesh, Galewsky(true).params());
+  const std::vector<Fields> rec = nudged_reconstruction(
+      solver, times, in_time, params, {.tau_hours = o.nudge_tau_hours, .cfl = o.cfl});
+  std::vector<Fields> out(steps.size());
+  for (size_t j = 0; j < order.size(); ++j) out[order[j]] = rec[j];
+  return out;
+}
+
+// The stream of one set of compressors at one ratio, alone and corrected, named `name`; with
+// --nudge-tau-hours, a DCT stream also reconstructed by the nudged model, alone and corrected.
+void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, int train_count,
+                       const std::string& name, const FieldCompressors& comp, double ratio,
+                       const Options& o, std::vector<Point>& points) {
+  const Stream stream = compress_steps(steps, comp);
+  correction_points(mesh, steps, train_count, name, comp, ratio, stream, stream.decompressed, o,
+                    points);
+  const std::vector<DctParams> params = dct_params(comp);
+  if (o.nudge_tau_hours < 0 || params.empty()) return;
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Fields> nudged = nudged_steps(mesh, steps, stream.decompressed, params, o);
+  std::printf("  %s %g:1 nudged (tau %g h): %.0f s\n", name.c_str(), ratio, o.nudge_tau_hours,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  correction_points(mesh, steps, train_count, name + " + nudging", comp, ratio, stream, nudged, o,
+                    points);
 }
 
 // Face arrays subsampled at every s-th row and column (and the last), back by bilinear
@@ -301,7 +369,9 @@ int main(int argc, char** argv) {
                  "the U-Net's halo in pixels (0: 8, rounded up so the halo'd face divides by "
                  "2^levels)")
       ->check(CLI::NonNegativeNumber);
-  app.add_option("--epochs", o.epochs, "epochs over the training pairs");
+  app.add_option("--epochs", o.epochs,
+                 "epochs over the training pairs (0: no learned correction, the streams alone)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--lr", o.lr, "Adam's learning rate");
   app.add_option("--augment", o.augment,
                  "train on each example in a random one of its square's 8 orientations (1 or 0)");
@@ -317,6 +387,9 @@ int main(int argc, char** argv) {
   app.add_option("--split", o.split,
                  "later (days after --train-days test) or interleaved (every other step trains)")
       ->check(CLI::IsMember({"later", "interleaved"}));
+  app.add_option("--nudge-tau-hours", o.nudge_tau_hours,
+                 "also reconstruct each DCT stream by the model nudged towards it with this "
+                 "relaxation time [h] (0: inserted at output steps only; negative: off)");
   app.add_option("--out", o.out, "output folder");
   CLI11_PARSE(app, argc, argv);
   try {

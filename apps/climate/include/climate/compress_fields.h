@@ -16,5 +16,9 @@ void scatter_face_field(const ShallowWater& solver, const FaceField& field, int 
 /// The zonal (east) and meridional (north) velocity u, v [m/s] of state U at every node: (h u) / h
 /// projected on the node's east and north unit vectors.
 void velocity_face_fields(const ShallowWater& solver, const SwState& U, FaceField& u, FaceField& v);
+/// The inverse: sets U's momentum to h (u e_east + v e_north) at every node, with U's own h.
+/// Fields of the wrong face size are an exadnn::Error.
+void set_velocity_face_fields(const ShallowWater& solver, const FaceField& u, const FaceField& v,
+                              SwState& U);
 
 }  // namespace climate

@@ -151,6 +151,8 @@ class Correction {
 
 /// The fields the correction works on, from a state: h [m], u, v (east, north) [m/s].
 Fields correction_fields(const ShallowWater& solver, const SwState& U);
+/// The state whose h, u, v are `fields` (the inverse of correction_fields, to round-off).
+SwState state_from_correction_fields(const ShallowWater& solver, const Fields& fields);
 
 /// The mesh's quadrature weights (w_i w_j J, m²) in the face layout [6][n][n].
 FaceField face_area_weights(const CubedSphere& mesh);

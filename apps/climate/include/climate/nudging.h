@@ -1,0 +1,61 @@
+// The model as a decompressor: a run's output steps reconstructed from their DCT-compressed stream
+// by running the shallow-water model again, nudged towards the stream.
+//
+// A DCT stream pins each block's kept (lowest) coefficients of h, u, v at every output step and
+// says nothing about the dropped ones. Between two output steps the model carries the state
+// forward, so the dropped scales it produces are those the dynamics make of the kept ones (what
+// data assimilation calls nudging, or Newtonian relaxation). Starting from the first step's
+// decompressed fields:
+//   - every `interval` of model time t in (t_k-1, t_k], the state's fields F are relaxed towards
+//     the stream: F += γ (P(F) − F), γ = min(1, interval / τ), where P(F) is F with each block's
+//     kept coefficients replaced by those of the stream's fields interpolated linearly in time
+//     (the dropped coefficients stay the model's);
+//   - at each output step t_k the state is put into the stream's consistent set exactly (the
+//     Euclidean projection of dct_consistency.h, against that step's decompressed fields): the
+//     reconstruction of step k, consistent with what the stream stores.
+// τ = 0 means the last step alone (the stream inserted at its output steps, the model free in
+// between).
+//
+// The reconstruction needs the model (mesh, degree, the sphere's constants) but not the run's
+// initial state: it starts from the stream's first step. It costs a run of the model over the
+// stream's time span, so it is a check of what the stream and the dynamics determine together,
+// not a cheap decoder.
+#pragma once
+
+#include <vector>
+
+#include "climate/correction.h"
+#include "climate/dct_compressor.h"
+#include "climate/shallow_water.h"
+
+namespace climate {
+
+struct NudgingOptions {
+  double tau_hours = 10;         ///< τ: the relaxation time (0: insertion at output steps only)
+  double interval_minutes = 10;  ///< how often the relaxation is applied (operator splitting)
+  double cfl = 0.5;              ///< the model's Courant number (simulation.h)
+};
+
+/// The reconstruction of every output step: `times[k]` [s] increasing, `decompressed[k]` the
+/// stream's fields h, u, v at that time, `params[c]` field c's DCT parameters (as stored in its
+/// payloads). Returns one Fields per step; step 0 is its decompressed fields. Sizes that differ,
+/// times that do not increase, or options out of range are an exadnn::Error naming them; a run
+/// that blows up stops with the simulation's Error (the step and element).
+std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
+                                          const std::vector<double>& times,
+                                          const std::vector<Fields>& decompressed,
+                                          const std::vector<DctParams>& params,
+                                          const NudgingOptions& options = {});
+
+/// `model` with each block's kept coefficients of field c moved into the set `target` allows
+/// under params[c] (dct_consistency.h): the dropped coefficients are the model's.
+Fields stream_consistent(const Fields& model, const Fields& target,
+                         const std::vector<DctParams>& params);
+
+/// One relaxation: model += gamma (stream_consistent(model, target, params) − model), so each
+/// block's kept coefficients move the fraction gamma ∈ [0, 1] of the way to the target's and the
+/// dropped ones stay.
+void nudge_towards(Fields& model, const Fields& target, const std::vector<DctParams>& params,
+                   double gamma);
+
+}  // namespace climate
