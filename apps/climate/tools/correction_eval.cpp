@@ -59,6 +59,8 @@ struct Options {
   // τ [h] of the model nudged towards each DCT stream (nudging.h; 0: insertion at the output
   // steps only); negative: no nudged reconstruction.
   double nudge_tau_hours = -1;
+  // The nudged model's volume form: "split" (the run's own) or "divergence" (another scheme).
+  std::string nudge_volume = "split";
   // "truncation" (plain 8 x 8 DCT truncation, the reference), "dct", "zfp" (picked).
   std::vector<std::string> compressors{"truncation", "dct", "zfp"};
   double lr = 1e-3;
@@ -252,7 +254,9 @@ std::vector<Fields> nudged_steps(const CubedSphere& mesh, const std::vector<Step
     times.push_back(steps[k].hours * 3600);
     in_time.push_back(decompressed[k]);
   }
-  const ShallowWater solver(mesh, Galewsky(true).params());
+  ShallowWaterParams model = Galewsky(true).params();
+  model.volume = o.nudge_volume == "split" ? VolumeForm::split : VolumeForm::divergence;
+  const ShallowWater solver(mesh, model);
   const std::vector<Fields> rec = nudged_reconstruction(
       solver, times, in_time, params, {.tau_hours = o.nudge_tau_hours, .cfl = o.cfl});
   std::vector<Fields> out(steps.size());
@@ -390,6 +394,10 @@ int main(int argc, char** argv) {
   app.add_option("--nudge-tau-hours", o.nudge_tau_hours,
                  "also reconstruct each DCT stream by the model nudged towards it with this "
                  "relaxation time [h] (0: inserted at output steps only; negative: off)");
+  app.add_option("--nudge-volume", o.nudge_volume,
+                 "the nudged model's volume form: split (the run's) or divergence (not the run's "
+                 "scheme)")
+      ->check(CLI::IsMember({"split", "divergence"}));
   app.add_option("--out", o.out, "output folder");
   CLI11_PARSE(app, argc, argv);
   try {
