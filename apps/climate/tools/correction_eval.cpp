@@ -30,6 +30,7 @@
 #include "climate/dct_compressor.h"
 #include "climate/dct_consistency.h"
 #include "climate/galewsky.h"
+#include "climate/map_plot.h"
 #include "climate/nudging.h"
 #include "climate/simulation.h"
 
@@ -61,6 +62,9 @@ struct Options {
   double nudge_tau_hours = -1;
   // The nudged model's volume form: "split" (the run's own) or "divergence" (another scheme).
   std::string nudge_volume = "split";
+  // Maps of the relative vorticity at this output time [h] (negative: none): the original, and
+  // each DCT stream decompressed and nudged.
+  double maps_hours = -1;
   // "truncation" (plain 8 x 8 DCT truncation, the reference), "dct", "zfp" (picked).
   std::vector<std::string> compressors{"truncation", "dct", "zfp"};
   double lr = 1e-3;
@@ -264,6 +268,32 @@ std::vector<Fields> nudged_steps(const CubedSphere& mesh, const std::vector<Step
   return out;
 }
 
+// The relative vorticity of `fields` (h, u, v) at the step `hours` as a PNG map, `path`.
+void write_vorticity_map(const CubedSphere& mesh, const Fields& fields, double hours,
+                         const std::string& what, const std::string& path) {
+  const ShallowWater solver(mesh, Galewsky(true).params());
+  const LatLonGrid grid(180, 360);
+  const PointInterpolator interp(mesh, grid.points(kEarthRadius));
+  const LatLonFields ll =
+      regrid_state(interp, solver, state_from_correction_fields(solver, fields));
+  char title[256];
+  std::snprintf(title, sizeof title, "Galewsky (bump), (Ne, p) = (%d, %d), day %.2f: %s", mesh.ne(),
+                mesh.degree(), hours / 24, what.c_str());
+  MapOptions options{title, "relative vorticity [1/s]"};
+  options.diverging = true;
+  write_map_png(path, grid, ll.vorticity, options);
+  std::printf("  wrote %s\n", path.c_str());
+}
+
+// The index of the step at `hours` in `steps` (an Error naming the output interval if none).
+size_t step_at(const std::vector<Step>& steps, double hours, const Options& o) {
+  for (size_t k = 0; k < steps.size(); ++k)
+    if (std::fabs(steps[k].hours - hours) < 1e-6) return k;
+  throw exadnn::Error("correction_eval", "--maps-hours " + std::to_string(hours) +
+                                             " is not an output step (every " +
+                                             std::to_string(o.every_hours) + " h)");
+}
+
 // The stream of one set of compressors at one ratio, alone and corrected, named `name`; with
 // --nudge-tau-hours, a DCT stream also reconstructed by the nudged model, alone and corrected.
 void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, int train_count,
@@ -280,6 +310,16 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   correction_points(mesh, steps, train_count, name + " + nudging", comp, ratio, stream, nudged, o,
                     points);
+  if (o.maps_hours < 0) return;
+  const size_t k = step_at(steps, o.maps_hours, o);
+  std::string slug = name + "_" + std::to_string(static_cast<int>(std::lround(ratio)));
+  std::replace(slug.begin(), slug.end(), ' ', '_');
+  const std::string base = o.out + "/vorticity_" + slug;
+  char what[160];
+  std::snprintf(what, sizeof what, "%s %g:1", name.c_str(), ratio);
+  write_vorticity_map(mesh, stream.decompressed[k], o.maps_hours, what, base + "_stream.png");
+  write_vorticity_map(mesh, nudged[k], o.maps_hours, std::string(what) + ", nudged model",
+                      base + "_nudged.png");
 }
 
 // Face arrays subsampled at every s-th row and column (and the last), back by bilinear
@@ -398,6 +438,9 @@ int main(int argc, char** argv) {
                  "the nudged model's volume form: split (the run's) or divergence (not the run's "
                  "scheme)")
       ->check(CLI::IsMember({"split", "divergence"}));
+  app.add_option("--maps-hours", o.maps_hours,
+                 "with --nudge-tau-hours: vorticity maps at this output time [h] of the original "
+                 "and of each DCT stream decompressed and nudged");
   app.add_option("--out", o.out, "output folder");
   CLI11_PARSE(app, argc, argv);
   try {
@@ -425,6 +468,9 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), train_count,
         o.split == "interleaved" ? "every other step" : "the first days",
         steps.size() - train_count);
+    if (o.maps_hours >= 0)
+      write_vorticity_map(mesh, steps[step_at(steps, o.maps_hours, o)].fields, o.maps_hours,
+                          "the original", o.out + "/vorticity_original.png");
     std::vector<Point> points;
     subsampling_points(steps, train_count, o, points);
     const int n = steps[0].fields[0].n;
