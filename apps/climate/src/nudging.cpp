@@ -30,6 +30,21 @@ Fields blend(const Fields& a, const Fields& b, double w) {
   return out;
 }
 
+// Moves `field` within the dropped coefficients of `params` (each block's kept coefficients, and
+// so its place in the stream's consistent set, unchanged) until its integral Σ weights · field is
+// `integral`: by the multiple of the weights' dropped part that does it, the smallest such change
+// (the transform is orthonormal, so Σ w · D(w) = |D(w)|² > 0).
+void match_integral(const FaceField& weights, const DctParams& params, double integral,
+                    FaceField& field) {
+  FaceField dropped = weights;
+  project_onto_dct_consistent({.block = params.block, .keep = params.keep}, FaceField(weights.n),
+                              dropped);
+  const double along = climate::integral(weights, dropped);
+  if (along <= 0) return;  // every coefficient kept: the stream fixes the integral already
+  const double alpha = (integral - climate::integral(weights, field)) / along;
+  for (size_t i = 0; i < field.data.size(); ++i) field.data[i] += alpha * dropped.data[i];
+}
+
 void check_inputs(const ShallowWater& solver, const std::vector<double>& times,
                   const std::vector<Fields>& decompressed, const std::vector<DctParams>& params,
                   const NudgingOptions& o) {
@@ -71,6 +86,14 @@ Fields stream_consistent(const Fields& model, const Fields& target,
   return out;
 }
 
+Fields stream_analysis(const Fields& model, const Fields& decompressed,
+                       const std::vector<DctParams>& params, const FaceField& weights) {
+  Fields out = stream_consistent(model, decompressed, params);
+  for (size_t c = 0; c < out.size(); ++c)
+    match_integral(weights, params[c], integral(weights, decompressed[c]), out[c]);
+  return out;
+}
+
 void nudge_towards(Fields& model, const Fields& target, const std::vector<DctParams>& params,
                    double gamma) {
   EXADNN_CHECK(gamma >= 0 && gamma <= 1, "nudge_towards", "gamma must lie in [0, 1], got ", gamma);
@@ -87,6 +110,7 @@ std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
                                           const NudgingOptions& options) {
   check_inputs(solver, times, decompressed, params, options);
   const std::vector<DctParams> between = exact(params);
+  const FaceField weights = face_area_weights(solver.mesh());
   const double interval = options.interval_minutes * 60, tau = options.tau_hours * 3600;
   std::vector<Fields> out{decompressed[0]};
   Simulation sim(solver, state_from_correction_fields(solver, decompressed[0]), options.cfl);
@@ -103,7 +127,7 @@ std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
     }
     sim.advance_to(t1);
     out.push_back(
-        stream_consistent(correction_fields(solver, sim.state()), decompressed[k], params));
+        stream_analysis(correction_fields(solver, sim.state()), decompressed[k], params, weights));
     sim.resume(state_from_correction_fields(solver, out.back()), sim.time(), sim.steps());
   }
   return out;

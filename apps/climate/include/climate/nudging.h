@@ -11,8 +11,10 @@
 //     kept coefficients replaced by those of the stream's fields interpolated linearly in time
 //     (the dropped coefficients stay the model's);
 //   - at each output step t_k the state is put into the stream's consistent set exactly (the
-//     Euclidean projection of dct_consistency.h, against that step's decompressed fields): the
-//     reconstruction of step k, consistent with what the stream stores.
+//     Euclidean projection of dct_consistency.h, against that step's decompressed fields), and
+//     each field's integral over the sphere made the stream's within the dropped coefficients:
+//     the reconstruction of step k, consistent with what the stream stores, its mass the
+//     stream's.
 // τ = 0 means the last step alone (the stream inserted at its output steps, the model free in
 // between).
 //
@@ -51,6 +53,12 @@ std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
 /// under params[c] (dct_consistency.h): the dropped coefficients are the model's.
 Fields stream_consistent(const Fields& model, const Fields& target,
                          const std::vector<DctParams>& params);
+
+/// The reconstruction at an output step (data assimilation's "analysis"): stream_consistent(model,
+/// decompressed, params), then each field's integral Σ weights · field set to the stream's by the
+/// smallest change of its dropped coefficients (the rule for a correction: mass kept).
+Fields stream_analysis(const Fields& model, const Fields& decompressed,
+                       const std::vector<DctParams>& params, const FaceField& weights);
 
 /// One relaxation: model += gamma (stream_consistent(model, target, params) − model), so each
 /// block's kept coefficients move the fraction gamma ∈ [0, 1] of the way to the target's and the
