@@ -87,10 +87,10 @@ Fields stream_consistent(const Fields& model, const Fields& target,
 }
 
 Fields stream_analysis(const Fields& model, const Fields& decompressed,
-                       const std::vector<DctParams>& params, const FaceField& weights) {
+                       const std::vector<DctParams>& params, const FaceField* weights) {
   Fields out = stream_consistent(model, decompressed, params);
-  for (size_t c = 0; c < out.size(); ++c)
-    match_integral(weights, params[c], integral(weights, decompressed[c]), out[c]);
+  if (weights != nullptr)
+    match_integral(*weights, params[0], integral(*weights, decompressed[0]), out[0]);
   return out;
 }
 
@@ -126,8 +126,8 @@ std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
       sim.resume(state_from_correction_fields(solver, f), sim.time(), sim.steps());
     }
     sim.advance_to(t1);
-    out.push_back(
-        stream_analysis(correction_fields(solver, sim.state()), decompressed[k], params, weights));
+    out.push_back(stream_analysis(correction_fields(solver, sim.state()), decompressed[k], params,
+                                  options.keep_stream_mass ? &weights : nullptr));
     sim.resume(state_from_correction_fields(solver, out.back()), sim.time(), sim.steps());
   }
   return out;

@@ -42,10 +42,11 @@ void write_field(const climate::FaceField& f, const std::string& path, bool csv)
   if (!out) throw exadnn::Error("climate_decompress", "cannot write " + path);
 }
 
-// Every step's fields reconstructed by the model nudged towards the stream with τ = tau_hours.
+// Every step's fields reconstructed by the model nudged towards the stream (nudging.h).
 std::vector<climate::Fields> nudged(const climate::StreamHeader& h,
                                     const std::vector<climate::StreamStep>& steps,
-                                    const std::vector<climate::Fields>& decoded, double tau_hours) {
+                                    const std::vector<climate::Fields>& decoded,
+                                    const climate::NudgingOptions& options) {
   using exadnn::Error;
   if (h.kind != climate::CompressorKind::dct || h.fields != std::vector<std::string>{"h", "u", "v"})
     throw Error("climate_decompress",
@@ -70,13 +71,13 @@ std::vector<climate::Fields> nudged(const climate::StreamHeader& h,
   const climate::CubedSphere mesh(h.ne, h.p);
   const climate::ShallowWater solver(mesh);
   std::printf("nudging the model (Ne, p) = (%d, %d) towards the stream, tau %g h ...\n", h.ne, h.p,
-              tau_hours);
+              options.tau_hours);
   std::fflush(stdout);
-  return climate::nudged_reconstruction(solver, times, decoded, params, {.tau_hours = tau_hours});
+  return climate::nudged_reconstruction(solver, times, decoded, params, options);
 }
 
 int run(const std::string& file, const std::string& dir, const std::string& format,
-        double tau_hours) {
+        const climate::NudgingOptions* nudge) {
   climate::StreamReader reader(file);
   const climate::StreamHeader& h = reader.header();
   std::printf(
@@ -114,7 +115,7 @@ int run(const std::string& file, const std::string& dir, const std::string& form
     std::printf("%8llu %14.6g %12llu %10.3f\n", static_cast<unsigned long long>(step.step),
                 step.time, static_cast<unsigned long long>(step.bytes), step_raw / step.bytes);
     if (dir.empty()) continue;
-    if (tau_hours < 0) {
+    if (nudge == nullptr) {
       write_step(step, fields);
     } else {
       steps.push_back(step);
@@ -124,7 +125,7 @@ int run(const std::string& file, const std::string& dir, const std::string& form
   std::printf("file %llu bytes, raw f64 %.0f bytes: ratio %.3f (headers included)\n",
               static_cast<unsigned long long>(total), raw, total ? raw / total : 0.0);
   if (!steps.empty()) {
-    decoded = nudged(h, steps, decoded, tau_hours);
+    decoded = nudged(h, steps, decoded, *nudge);
     for (std::size_t k = 0; k < steps.size(); ++k) write_step(steps[k], decoded[k]);
   }
   return 0;
@@ -135,22 +136,25 @@ int run(const std::string& file, const std::string& dir, const std::string& form
 int main(int argc, char** argv) {
   CLI::App app{"Decode a climate compressed-stream file"};
   std::string file, dir, format = "raw";
-  double tau_hours = -1;
+  climate::NudgingOptions nudge{.tau_hours = -1};
   app.add_option("file", file, "the compressed stream")->required();
   app.add_option("-o,--out", dir, "write the decoded fields into this directory");
   app.add_option("--format", format, "raw (f64 [6][n][n]) or csv")
       ->check(CLI::IsMember({"raw", "csv"}));
-  app.add_option("--nudge-tau-hours", tau_hours,
+  app.add_option("--nudge-tau-hours", nudge.tau_hours,
                  "with -o: write the model's reconstruction nudged towards the stream with this "
                  "relaxation time [h] (0: inserted at the output steps only), not the decoded "
                  "fields (a DCT stream of h, u, v)");
+  app.add_option("--nudge-keep-mass", nudge.keep_stream_mass,
+                 "with --nudge-tau-hours: set h's mass to the stream's at every step (1 or 0)");
   CLI11_PARSE(app, argc, argv);
-  if (tau_hours >= 0 && dir.empty()) {
+  const bool nudging = nudge.tau_hours >= 0;
+  if (nudging && dir.empty()) {
     std::fprintf(stderr, "climate_decompress: --nudge-tau-hours needs -o DIR\n");
     return 1;
   }
   try {
-    return run(file, dir, format, tau_hours);
+    return run(file, dir, format, nudging ? &nudge : nullptr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "climate_decompress: %s\n", e.what());
     return 1;

@@ -62,6 +62,7 @@ struct Options {
   double nudge_tau_hours = -1;
   // The nudged model's volume form: "split" (the run's own) or "divergence" (another scheme).
   std::string nudge_volume = "split";
+  bool nudge_keep_mass = false;  // h's mass at each output step the stream's (nudging.h)
   // Maps of the relative vorticity at this output time [h] (negative: none): the original, and
   // each DCT stream decompressed and nudged.
   double maps_hours = -1;
@@ -262,7 +263,8 @@ std::vector<Fields> nudged_steps(const CubedSphere& mesh, const std::vector<Step
   model.volume = o.nudge_volume == "split" ? VolumeForm::split : VolumeForm::divergence;
   const ShallowWater solver(mesh, model);
   const std::vector<Fields> rec = nudged_reconstruction(
-      solver, times, in_time, params, {.tau_hours = o.nudge_tau_hours, .cfl = o.cfl});
+      solver, times, in_time, params,
+      {.tau_hours = o.nudge_tau_hours, .cfl = o.cfl, .keep_stream_mass = o.nudge_keep_mass});
   std::vector<Fields> out(steps.size());
   for (size_t j = 0; j < order.size(); ++j) out[order[j]] = rec[j];
   return out;
@@ -306,8 +308,21 @@ void compressor_points(const CubedSphere& mesh, const std::vector<Step>& steps, 
   if (o.nudge_tau_hours < 0 || params.empty()) return;
   const auto start = std::chrono::steady_clock::now();
   const std::vector<Fields> nudged = nudged_steps(mesh, steps, stream.decompressed, params, o);
-  std::printf("  %s %g:1 nudged (tau %g h): %.0f s\n", name.c_str(), ratio, o.nudge_tau_hours,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  // h's mass against the original's, the largest relative change over the test steps.
+  const FaceField weights = face_area_weights(mesh);
+  double stream_mass = 0, nudged_mass = 0;
+  for (size_t k = train_count; k < steps.size(); ++k) {
+    const double original = integral(weights, steps[k].fields[0]);
+    stream_mass = std::max(stream_mass,
+                           std::fabs(integral(weights, stream.decompressed[k][0]) / original - 1));
+    nudged_mass = std::max(nudged_mass, std::fabs(integral(weights, nudged[k][0]) / original - 1));
+  }
+  std::printf(
+      "  %s %g:1 nudged (tau %g h): %.0f s; h's mass against the original's on the test steps: "
+      "stream %.2e, nudged %.2e at most\n",
+      name.c_str(), ratio, o.nudge_tau_hours,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), stream_mass,
+      nudged_mass);
   correction_points(mesh, steps, train_count, name + " + nudging", comp, ratio, stream, nudged, o,
                     points);
   if (o.maps_hours < 0) return;
@@ -438,6 +453,8 @@ int main(int argc, char** argv) {
                  "the nudged model's volume form: split (the run's) or divergence (not the run's "
                  "scheme)")
       ->check(CLI::IsMember({"split", "divergence"}));
+  app.add_option("--nudge-keep-mass", o.nudge_keep_mass,
+                 "set h's mass to the stream's at every output step of the nudged model (1 or 0)");
   app.add_option("--maps-hours", o.maps_hours,
                  "with --nudge-tau-hours: vorticity maps at this output time [h] of the original "
                  "and of each DCT stream decompressed and nudged");

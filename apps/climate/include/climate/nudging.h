@@ -12,9 +12,8 @@
 //     (the dropped coefficients stay the model's);
 //   - at each output step t_k the state is put into the stream's consistent set exactly (the
 //     Euclidean projection of dct_consistency.h, against that step's decompressed fields), and
-//     each field's integral over the sphere made the stream's within the dropped coefficients:
-//     the reconstruction of step k, consistent with what the stream stores, its mass the
-//     stream's.
+//     (optionally) h's integral over the sphere, the mass, made the stream's within the dropped
+//     coefficients: the reconstruction of step k, consistent with what the stream stores.
 // τ = 0 means the last step alone (the stream inserted at its output steps, the model free in
 // between).
 //
@@ -36,6 +35,13 @@ struct NudgingOptions {
   double tau_hours = 10;         ///< τ: the relaxation time (0: insertion at output steps only)
   double interval_minutes = 10;  ///< how often the relaxation is applied (operator splitting)
   double cfl = 0.5;              ///< the model's Courant number (simulation.h)
+  /// At every output step, h's integral (the mass) set to the stream's, the letter of the issue's
+  /// rule for a correction. Off by default: the stream's mass is itself off the original's (the
+  /// DCT's DC is the unweighted block mean, the mass the quadrature's weighted sum, so the dropped
+  /// coefficients carry mass), and the model's dropped scales restore most of it: the
+  /// reconstruction's mass is closer to the original's than the stream's is (README, "The model
+  /// as the decompressor").
+  bool keep_stream_mass = false;
 };
 
 /// The reconstruction of every output step: `times[k]` [s] increasing, `decompressed[k]` the
@@ -55,10 +61,11 @@ Fields stream_consistent(const Fields& model, const Fields& target,
                          const std::vector<DctParams>& params);
 
 /// The reconstruction at an output step (data assimilation's "analysis"): stream_consistent(model,
-/// decompressed, params), then each field's integral Σ weights · field set to the stream's by the
-/// smallest change of its dropped coefficients (the issue's rule for a correction: mass kept).
+/// decompressed, params), then, with `weights` (the quadrature's, face_area_weights), h's integral
+/// Σ weights · h set to the stream's by the smallest change of its dropped coefficients; without
+/// weights (null) the projection alone.
 Fields stream_analysis(const Fields& model, const Fields& decompressed,
-                       const std::vector<DctParams>& params, const FaceField& weights);
+                       const std::vector<DctParams>& params, const FaceField* weights);
 
 /// One relaxation: model += gamma (stream_consistent(model, target, params) − model), so each
 /// block's kept coefficients move the fraction gamma ∈ [0, 1] of the way to the target's and the
