@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "climate/compress_fields.h"
 #include "climate/galewsky.h"
@@ -36,6 +38,19 @@ inline const GalewskyFields& galewsky_fields_once(int ne, int p) {
   auto it = made.find({ne, p});
   if (it == made.end()) it = made.emplace(std::make_pair(ne, p), galewsky_fields(ne, p)).first;
   return it->second;
+}
+
+/// Field c's RMSE over the steps [from, end) of `truth`, against `approx` (one Fields per step).
+inline double steps_rmse(const std::vector<std::vector<FaceField>>& approx,
+                         const std::vector<std::vector<FaceField>>& truth, int c, size_t from) {
+  double sq = 0, count = 0;
+  for (size_t k = from; k < truth.size(); ++k)
+    for (size_t i = 0; i < truth[k][c].data.size(); ++i) {
+      const double d = approx[k][c].data[i] - truth[k][c].data[i];
+      sq += d * d;
+      ++count;
+    }
+  return std::sqrt(sq / count);
 }
 
 /// Expects call() to throw an exadnn::Error whose message holds every one of `parts`.

@@ -57,18 +57,6 @@ double round_off(const FaceField& f) {
   return 1e-9 * m;
 }
 
-// Σ over steps [from, end) of field c's squared error, as an RMSE.
-double rmse(const std::vector<Fields>& approx, const std::vector<Fields>& truth, int c,
-            size_t from) {
-  double sq = 0, count = 0;
-  for (size_t k = from; k < truth.size(); ++k)
-    for (size_t i = 0; i < truth[k][c].data.size(); ++i) {
-      sq += std::pow(approx[k][c].data[i] - truth[k][c].data[i], 2);
-      ++count;
-    }
-  return std::sqrt(sq / count);
-}
-
 TEST(Nudging, StreamConsistentTakesTheKeptCoefficientsFromTheTargetAndTheRestFromTheModel) {
   const StreamRun& run = galewsky_run();
   const DctCompressor dct(kTruncation);
@@ -164,7 +152,8 @@ TEST(Nudging, TheReconstructionKeepsTheStreamAndEndsCloserToTheOriginal) {
       EXPECT_NEAR(integral(w, rec[k][0]) / integral(w, run.decompressed[k][0]), 1.0, 1e-12)
           << "step " << k;
     for (int c = 0; c < 2; ++c)  // h and u (v starts at 0 and grows from the bump)
-      EXPECT_LT(rmse(rec, run.original, c, 5), rmse(run.decompressed, run.original, c, 5))
+      EXPECT_LT(testing::steps_rmse(rec, run.original, c, 5),
+                testing::steps_rmse(run.decompressed, run.original, c, 5))
           << "field " << c;
   }
 }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "../compress_test_fields.h"
 #include "climate/compressor.h"
 #include "climate/dct_compressor.h"
 #include "climate/galewsky.h"
@@ -47,18 +48,6 @@ Stream compress_run(const std::vector<Fields>& run, CompressorKind kind, const F
   return s;
 }
 
-// Field c's RMSE over steps [from, end).
-double rmse(const std::vector<Fields>& approx, const std::vector<Fields>& truth, int c,
-            size_t from) {
-  double sq = 0, count = 0;
-  for (size_t k = from; k < truth.size(); ++k)
-    for (size_t i = 0; i < truth[k][c].data.size(); ++i) {
-      sq += std::pow(approx[k][c].data[i] - truth[k][c].data[i], 2);
-      ++count;
-    }
-  return std::sqrt(sq / count);
-}
-
 TEST(NudgingLong, APickedDctStreamAt16To1NudgedIsTenTimesBetterAndBeatsZfp) {
   const CubedSphere mesh(16, 4);
   const ShallowWater solver(mesh, Galewsky(true).params());
@@ -79,9 +68,9 @@ TEST(NudgingLong, APickedDctStreamAt16To1NudgedIsTenTimesBetterAndBeatsZfp) {
   EXPECT_LE(dct.bytes, zfp.bytes);
   const char* names[3] = {"h", "u", "v"};
   for (int c = 0; c < 3; ++c) {
-    const double alone = rmse(dct.decompressed, run, c, first_test);
-    const double with_model = rmse(nudged, run, c, first_test);
-    const double zfp_alone = rmse(zfp.decompressed, run, c, first_test);
+    const double alone = testing::steps_rmse(dct.decompressed, run, c, first_test);
+    const double with_model = testing::steps_rmse(nudged, run, c, first_test);
+    const double zfp_alone = testing::steps_rmse(zfp.decompressed, run, c, first_test);
     std::printf("%s: DCT 16:1 %.4g, nudged %.4g (%.1fx), ZFP 16:1 %.4g\n", names[c], alone,
                 with_model, alone / with_model, zfp_alone);
     EXPECT_LE(10 * with_model, alone) << names[c];
