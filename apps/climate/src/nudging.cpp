@@ -107,7 +107,8 @@ std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
                                           const std::vector<double>& times,
                                           const std::vector<Fields>& decompressed,
                                           const std::vector<DctParams>& params,
-                                          const NudgingOptions& options) {
+                                          const NudgingOptions& options,
+                                          const NudgingProgress& progress) {
   check_inputs(solver, times, decompressed, params, options);
   const std::vector<DctParams> between = exact(params);
   const FaceField weights = face_area_weights(solver.mesh());
@@ -129,6 +130,7 @@ std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
     out.push_back(stream_analysis(correction_fields(solver, sim.state()), decompressed[k], params,
                                   options.keep_stream_mass ? &weights : nullptr));
     sim.resume(state_from_correction_fields(solver, out.back()), sim.time(), sim.steps());
+    if (progress) progress(k, times.size());
   }
   return out;
 }

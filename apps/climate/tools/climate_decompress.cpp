@@ -12,6 +12,7 @@
 // corrupt file stops it with one line naming the file and the fault, exit code 1.
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -73,7 +74,15 @@ std::vector<climate::Fields> nudged(const climate::StreamHeader& h,
   std::printf("nudging the model (Ne, p) = (%d, %d) towards the stream, tau %g h ...\n", h.ne, h.p,
               options.tau_hours);
   std::fflush(stdout);
-  return climate::nudged_reconstruction(solver, times, decoded, params, options);
+  const auto start = std::chrono::steady_clock::now();
+  return climate::nudged_reconstruction(
+      solver, times, decoded, params, options, [&](std::size_t k, std::size_t n) {
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        std::printf("  step %zu of %zu reconstructed (t = %.6g s), %.1f s\n", k, n - 1, times[k],
+                    s);
+        std::fflush(stdout);
+      });
 }
 
 int run(const std::string& file, const std::string& dir, const std::string& format,

@@ -23,6 +23,8 @@
 // not a cheap decoder.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "climate/correction.h"
@@ -44,6 +46,9 @@ struct NudgingOptions {
   bool keep_stream_mass = false;
 };
 
+/// Called after each output step k (1 … steps − 1) is reconstructed: progress for long runs.
+using NudgingProgress = std::function<void(std::size_t k, std::size_t steps)>;
+
 /// The reconstruction of every output step: `times[k]` [s] increasing, `decompressed[k]` the
 /// stream's fields h, u, v at that time, `params[c]` field c's DCT parameters (as stored in its
 /// payloads). Returns one Fields per step; step 0 is its decompressed fields. Sizes that differ,
@@ -53,7 +58,8 @@ std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
                                           const std::vector<double>& times,
                                           const std::vector<Fields>& decompressed,
                                           const std::vector<DctParams>& params,
-                                          const NudgingOptions& options = {});
+                                          const NudgingOptions& options = {},
+                                          const NudgingProgress& progress = {});
 
 /// `model` with each block's kept coefficients of field c moved into the set `target` allows
 /// under params[c] (dct_consistency.h): the dropped coefficients are the model's.
