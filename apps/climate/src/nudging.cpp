@@ -45,28 +45,11 @@ void match_integral(const FaceField& weights, const DctParams& params, double in
   for (size_t i = 0; i < field.data.size(); ++i) field.data[i] += alpha * dropped.data[i];
 }
 
-void check_inputs(const ShallowWater& solver, const std::vector<double>& times,
-                  const std::vector<Fields>& decompressed, const std::vector<DctParams>& params,
-                  const NudgingOptions& o) {
-  EXADNN_CHECK(!times.empty() && times.size() == decompressed.size(), kWhere, times.size(),
-               " times for ", decompressed.size(), " steps of fields");
-  for (size_t k = 1; k < times.size(); ++k)
-    EXADNN_CHECK(times[k] > times[k - 1], kWhere, "times must increase: step ", k, " at ", times[k],
-                 " s after step ", k - 1, " at ", times[k - 1], " s");
-  EXADNN_CHECK(params.size() == 3, kWhere, "one DCT parameter set per field (h, u, v), got ",
-               params.size());
-  const int n = solver.mesh().ne() * solver.mesh().nodes_1d();
-  for (size_t k = 0; k < decompressed.size(); ++k) {
-    EXADNN_CHECK(decompressed[k].size() == 3, kWhere, "step ", k, " has ", decompressed[k].size(),
-                 " fields, not h, u, v");
-    for (const FaceField& f : decompressed[k])
-      EXADNN_CHECK(f.n == n, kWhere, "step ", k, " has a field of face size ", f.n,
-                   ", the mesh's is ", n);
-  }
-  for (const DctParams& p : params) DctCompressor::validate(p, n);
-  EXADNN_CHECK(o.tau_hours >= 0, kWhere, "tau_hours must be >= 0, got ", o.tau_hours);
-  EXADNN_CHECK(o.interval_minutes > 0, kWhere, "interval_minutes must be > 0, got ",
-               o.interval_minutes);
+void check_fields(const Fields& f, int n, long step) {
+  EXADNN_CHECK(f.size() == 3, kWhere, "step ", step, " has ", f.size(), " fields, not h, u, v");
+  for (const FaceField& field : f)
+    EXADNN_CHECK(field.n == n, kWhere, "step ", step, " has a field of face size ", field.n,
+                 ", the mesh's is ", n);
 }
 
 }  // namespace
@@ -103,34 +86,70 @@ void nudge_towards(Fields& model, const Fields& target, const std::vector<DctPar
       model[c].data[i] += gamma * (pulled[c].data[i] - model[c].data[i]);
 }
 
+NudgedStream::NudgedStream(const ShallowWater& solver, std::vector<DctParams> params,
+                           NudgingOptions options)
+    : solver_(solver),
+      params_(std::move(params)),
+      between_(exact(params_)),
+      options_(options),
+      weights_(face_area_weights(solver.mesh())) {
+  EXADNN_CHECK(params_.size() == 3, kWhere, "one DCT parameter set per field (h, u, v), got ",
+               params_.size());
+  const int n = solver.mesh().ne() * solver.mesh().nodes_1d();
+  for (const DctParams& p : params_) DctCompressor::validate(p, n);
+  EXADNN_CHECK(options_.tau_hours >= 0, kWhere, "tau_hours must be >= 0, got ", options_.tau_hours);
+  EXADNN_CHECK(options_.interval_minutes > 0, kWhere, "interval_minutes must be > 0, got ",
+               options_.interval_minutes);
+}
+
+NudgedStream::~NudgedStream() = default;
+
+Fields NudgedStream::next(double time, const Fields& decompressed) {
+  check_fields(decompressed, solver_.mesh().ne() * solver_.mesh().nodes_1d(), steps_);
+  if (!sim_) {
+    sim_ = std::make_unique<Simulation>(
+        solver_, state_from_correction_fields(solver_, decompressed), options_.cfl);
+    first_time_ = last_time_ = time;
+    last_ = decompressed;
+    ++steps_;
+    return decompressed;
+  }
+  EXADNN_CHECK(time > last_time_, kWhere, "times must increase: step ", steps_, " at ", time,
+               " s after step ", steps_ - 1, " at ", last_time_, " s");
+  // Model time runs from 0 at the first step.
+  const double t0 = last_time_ - first_time_, t1 = time - first_time_;
+  const double interval = options_.interval_minutes * 60, tau = options_.tau_hours * 3600;
+  while (tau > 0 && sim_->time() < t1 - 1e-9 * (t1 - t0)) {
+    const double now = sim_->time(), later = std::min(t1, now + interval);
+    sim_->advance_to(later);
+    Fields f = correction_fields(solver_, sim_->state());
+    nudge_towards(f, blend(last_, decompressed, (later - t0) / (t1 - t0)), between_,
+                  std::min(1.0, (later - now) / tau));
+    sim_->resume(state_from_correction_fields(solver_, f), sim_->time(), sim_->steps());
+  }
+  sim_->advance_to(t1);
+  Fields out = stream_analysis(correction_fields(solver_, sim_->state()), decompressed, params_,
+                               options_.keep_stream_mass ? &weights_ : nullptr);
+  sim_->resume(state_from_correction_fields(solver_, out), sim_->time(), sim_->steps());
+  last_time_ = time;
+  last_ = decompressed;
+  ++steps_;
+  return out;
+}
+
 std::vector<Fields> nudged_reconstruction(const ShallowWater& solver,
                                           const std::vector<double>& times,
                                           const std::vector<Fields>& decompressed,
                                           const std::vector<DctParams>& params,
                                           const NudgingOptions& options,
                                           const NudgingProgress& progress) {
-  check_inputs(solver, times, decompressed, params, options);
-  const std::vector<DctParams> between = exact(params);
-  const FaceField weights = face_area_weights(solver.mesh());
-  const double interval = options.interval_minutes * 60, tau = options.tau_hours * 3600;
-  std::vector<Fields> out{decompressed[0]};
-  Simulation sim(solver, state_from_correction_fields(solver, decompressed[0]), options.cfl);
-  for (size_t k = 1; k < times.size(); ++k) {
-    // Model time runs from 0 at the stream's first step: t = times[0] + sim.time().
-    const double t0 = times[k - 1] - times[0], t1 = times[k] - times[0];
-    while (tau > 0 && sim.time() < t1 - 1e-9 * (t1 - t0)) {
-      const double now = sim.time(), next = std::min(t1, now + interval);
-      sim.advance_to(next);
-      Fields f = correction_fields(solver, sim.state());
-      nudge_towards(f, blend(decompressed[k - 1], decompressed[k], (next - t0) / (t1 - t0)),
-                    between, std::min(1.0, (next - now) / tau));
-      sim.resume(state_from_correction_fields(solver, f), sim.time(), sim.steps());
-    }
-    sim.advance_to(t1);
-    out.push_back(stream_analysis(correction_fields(solver, sim.state()), decompressed[k], params,
-                                  options.keep_stream_mass ? &weights : nullptr));
-    sim.resume(state_from_correction_fields(solver, out.back()), sim.time(), sim.steps());
-    if (progress) progress(k, times.size());
+  EXADNN_CHECK(!times.empty() && times.size() == decompressed.size(), kWhere, times.size(),
+               " times for ", decompressed.size(), " steps of fields");
+  NudgedStream stream(solver, params, options);
+  std::vector<Fields> out;
+  for (size_t k = 0; k < times.size(); ++k) {
+    out.push_back(stream.next(times[k], decompressed[k]));
+    if (progress && k > 0) progress(k, times.size());
   }
   return out;
 }

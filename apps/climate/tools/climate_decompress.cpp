@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 
 #include "climate/dct_compressor.h"
@@ -43,47 +44,47 @@ void write_field(const climate::FaceField& f, const std::string& path, bool csv)
   if (!out) throw exadnn::Error("climate_decompress", "cannot write " + path);
 }
 
-// Every step's fields reconstructed by the model nudged towards the stream (nudging.h).
-std::vector<climate::Fields> nudged(const climate::StreamHeader& h,
-                                    const std::vector<climate::StreamStep>& steps,
-                                    const std::vector<climate::Fields>& decoded,
-                                    const climate::NudgingOptions& options) {
-  using exadnn::Error;
-  if (h.kind != climate::CompressorKind::dct || h.fields != std::vector<std::string>{"h", "u", "v"})
-    throw Error("climate_decompress",
-                "--nudge-tau-hours needs a DCT stream of the fields h, u, v (this one: " +
-                    std::string(climate::compressor_kind_name(h.kind)) + ")");
-  // Each field's parameters, the same at every step (a stream's compressor is fixed).
-  std::vector<climate::DctParams> params;
-  for (const auto& payload : steps.front().payloads)
-    params.push_back(climate::DctCompressor::payload_params(payload.data(), payload.size()));
-  for (const climate::StreamStep& s : steps)
-    for (std::size_t c = 0; c < params.size(); ++c) {
-      const auto p =
-          climate::DctCompressor::payload_params(s.payloads[c].data(), s.payloads[c].size());
-      if (p.block != params[c].block || p.keep != params[c].keep || p.bits != params[c].bits ||
-          p.step != params[c].step)
-        throw Error("climate_decompress", "field " + h.fields[c] +
-                                              " changes its DCT parameters at step " +
-                                              std::to_string(s.step));
+// The stream's steps reconstructed one by one by the model nudged towards it (nudging.h).
+class StreamNudger {
+ public:
+  StreamNudger(const climate::StreamHeader& h, const climate::NudgingOptions& options)
+      : header_(h), mesh_(h.ne, h.p), solver_(mesh_), options_(options) {
+    if (h.kind != climate::CompressorKind::dct ||
+        h.fields != std::vector<std::string>{"h", "u", "v"})
+      throw exadnn::Error("climate_decompress",
+                          "--nudge-tau-hours needs a DCT stream of the fields h, u, v (this one: " +
+                              std::string(climate::compressor_kind_name(h.kind)) + ")");
+    std::printf("nudging the model (Ne, p) = (%d, %d) towards the stream, tau %g h\n", h.ne, h.p,
+                options.tau_hours);
+  }
+
+  climate::Fields next(const climate::StreamStep& step, const climate::Fields& decoded) {
+    // Each field's parameters, the same at every step (a stream's compressor is fixed).
+    std::vector<climate::DctParams> params;
+    for (const auto& payload : step.payloads)
+      params.push_back(climate::DctCompressor::payload_params(payload.data(), payload.size()));
+    if (!stream_) {
+      params_ = params;
+      stream_ = std::make_unique<climate::NudgedStream>(solver_, params, options_);
     }
-  std::vector<double> times;
-  for (const climate::StreamStep& s : steps) times.push_back(s.time);
-  const climate::CubedSphere mesh(h.ne, h.p);
-  const climate::ShallowWater solver(mesh);
-  std::printf("nudging the model (Ne, p) = (%d, %d) towards the stream, tau %g h ...\n", h.ne, h.p,
-              options.tau_hours);
-  std::fflush(stdout);
-  const auto start = std::chrono::steady_clock::now();
-  return climate::nudged_reconstruction(
-      solver, times, decoded, params, options, [&](std::size_t k, std::size_t n) {
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        std::printf("  step %zu of %zu reconstructed (t = %.6g s), %.1f s\n", k, n - 1, times[k],
-                    s);
-        std::fflush(stdout);
-      });
-}
+    for (std::size_t c = 0; c < params.size(); ++c) {
+      const climate::DctParams &p = params[c], &q = params_[c];
+      if (p.block != q.block || p.keep != q.keep || p.bits != q.bits || p.step != q.step)
+        throw exadnn::Error("climate_decompress", "field " + header_.fields[c] +
+                                                      " changes its DCT parameters at step " +
+                                                      std::to_string(step.step));
+    }
+    return stream_->next(step.time, decoded);
+  }
+
+ private:
+  const climate::StreamHeader& header_;
+  climate::CubedSphere mesh_;
+  climate::ShallowWater solver_;
+  climate::NudgingOptions options_;
+  std::vector<climate::DctParams> params_;
+  std::unique_ptr<climate::NudgedStream> stream_;
+};
 
 int run(const std::string& file, const std::string& dir, const std::string& format,
         const climate::NudgingOptions* nudge) {
@@ -110,9 +111,10 @@ int run(const std::string& file, const std::string& dir, const std::string& form
             << '\n';
     }
   };
-  // Nudging needs the whole run; otherwise each step is written as it is read.
-  std::vector<climate::StreamStep> steps;
-  std::vector<climate::Fields> decoded;
+  // Each step is written as it is read (and reconstructed, when nudging).
+  std::unique_ptr<StreamNudger> nudger;
+  if (nudge != nullptr) nudger = std::make_unique<StreamNudger>(h, *nudge);
+  const auto start = std::chrono::steady_clock::now();
   climate::StreamStep step;
   std::uint64_t total = h.bytes;
   double raw = 0;
@@ -121,22 +123,19 @@ int run(const std::string& file, const std::string& dir, const std::string& form
     const double step_raw = static_cast<double>(fields.size() * fields.front().raw_bytes());
     raw += step_raw;
     total += step.bytes;
-    std::printf("%8llu %14.6g %12llu %10.3f\n", static_cast<unsigned long long>(step.step),
-                step.time, static_cast<unsigned long long>(step.bytes), step_raw / step.bytes);
-    if (dir.empty()) continue;
-    if (nudge == nullptr) {
-      write_step(step, fields);
-    } else {
-      steps.push_back(step);
-      decoded.push_back(std::move(fields));
+    std::printf("%8llu %14.6g %12llu %10.3f", static_cast<unsigned long long>(step.step), step.time,
+                static_cast<unsigned long long>(step.bytes), step_raw / step.bytes);
+    if (nudger) {
+      fields = nudger->next(step, fields);
+      std::printf("  nudged, %.1f s",
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
+    std::printf("\n");
+    std::fflush(stdout);
+    if (!dir.empty()) write_step(step, fields);
   }
   std::printf("file %llu bytes, raw f64 %.0f bytes: ratio %.3f (headers included)\n",
               static_cast<unsigned long long>(total), raw, total ? raw / total : 0.0);
-  if (!steps.empty()) {
-    decoded = nudged(h, steps, decoded, *nudge);
-    for (std::size_t k = 0; k < steps.size(); ++k) write_step(steps[k], decoded[k]);
-  }
   return 0;
 }
 

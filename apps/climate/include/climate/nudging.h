@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "climate/correction.h"
@@ -32,6 +33,8 @@
 #include "climate/shallow_water.h"
 
 namespace climate {
+
+class Simulation;
 
 struct NudgingOptions {
   double tau_hours = 10;         ///< τ: the relaxation time (0: insertion at output steps only)
@@ -44,6 +47,33 @@ struct NudgingOptions {
   /// reconstruction's mass is closer to the original's than the stream's is (README, "The model
   /// as the decompressor").
   bool keep_stream_mass = false;
+};
+
+/// The reconstruction one output step at a time, for a stream read step by step (memory for two
+/// steps, whatever the run's length). Keeps a reference to `solver`.
+class NudgedStream {
+ public:
+  /// `params[c]`: field c's DCT parameters (h, u, v); out of range, or options out of range, are
+  /// an exadnn::Error naming them.
+  NudgedStream(const ShallowWater& solver, std::vector<DctParams> params,
+               NudgingOptions options = {});
+  ~NudgedStream();
+
+  /// The reconstruction of the next output step, at `time` [s], from its decompressed fields: the
+  /// first step's is its decompressed fields, each later one the model run on from the last and
+  /// nudged. A time not after the last one's, or fields of the wrong count or size, are an
+  /// exadnn::Error naming them.
+  Fields next(double time, const Fields& decompressed);
+
+ private:
+  const ShallowWater& solver_;
+  std::vector<DctParams> params_, between_;
+  NudgingOptions options_;
+  FaceField weights_;
+  std::unique_ptr<Simulation> sim_;  // from the first step on; its time 0 is that step's
+  double first_time_ = 0, last_time_ = 0;
+  Fields last_;  // the last step's decompressed fields
+  long steps_ = 0;
 };
 
 /// Called after each output step k (1 … steps − 1) is reconstructed: progress for long runs.
