@@ -15,9 +15,12 @@ constexpr const char* kWhere = "nudged_reconstruction";
 
 // The same blocks and kept coefficients, stored exactly: between output steps the interpolated
 // stream has no quantisation cells, its kept coefficients are the target.
+DctParams exact(const DctParams& p) {
+  return {.block = p.block, .keep = p.keep};
+}
 std::vector<DctParams> exact(const std::vector<DctParams>& params) {
   std::vector<DctParams> out;
-  for (const DctParams& p : params) out.push_back({.block = p.block, .keep = p.keep});
+  for (const DctParams& p : params) out.push_back(exact(p));
   return out;
 }
 
@@ -37,8 +40,7 @@ Fields blend(const Fields& a, const Fields& b, double w) {
 void match_integral(const FaceField& weights, const DctParams& params, double integral,
                     FaceField& field) {
   FaceField dropped = weights;
-  project_onto_dct_consistent({.block = params.block, .keep = params.keep}, FaceField(weights.n),
-                              dropped);
+  project_onto_dct_consistent(exact(params), FaceField(weights.n), dropped);
   const double along = climate::integral(weights, dropped);
   if (along <= 0) return;  // every coefficient kept: the stream fixes the integral already
   const double alpha = (integral - climate::integral(weights, field)) / along;
