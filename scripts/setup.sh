@@ -14,8 +14,10 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   # tests and benchmarks
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  # data, configs, metrics, plots, command line
+  # data, configs, metrics, PNG files, command line
   zlib1g-dev libhdf5-dev libyaml-cpp-dev nlohmann-json3-dev libpng-dev libcli11-dev
+  # plots (io/plot.h, and apps/climate's maps): PLplot and its cairo drivers (the pngcairo device)
+  libplplot-dev plplot-driver-cairo
   # data
   dataset-fashion-mnist
   # applications: LAMMPS as a library and its potential files (apps/alloy's lammps_eam oracle);
@@ -23,10 +25,8 @@ PACKAGES=(
   liblammps-dev lammps-data lammps
   # applications: GPAW (DFT, run as an external program by apps/alloy's gpaw oracle)
   gpaw gpaw-data python3-ase
-  # applications: FFTW, ZFP, NetCDF and PLplot (apps/climate: DCT and ZFP compression, CF output, maps)
-  libfftw3-dev libzfp-dev libnetcdf-dev libplplot-dev
-  # applications: PLplot's cairo drivers (apps/climate's PNG maps: the pngcairo device)
-  plplot-driver-cairo
+  # applications: FFTW, ZFP and NetCDF (apps/climate: DCT and ZFP compression, CF output)
+  libfftw3-dev libzfp-dev libnetcdf-dev
   # applications: spglib (apps/cbed: space-group operations and the symmetry finder)
   libsymspg-dev
   # applications: parallel HDF5 over Open MPI (apps/cbed: the generator's collective shard writes)

@@ -1,35 +1,30 @@
+// Charts drawn with PLplot (io/plot_page.h: the pngcairo device, one page at a time).
 #include "exadnn/io/plot.h"
 
-#include <png.h>
+#include <plplot/plplot.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "exadnn/core/error.h"
-#include "plot_font.h"
+#include "exadnn/io/plot_page.h"
 
 namespace exadnn::io {
 
 namespace {
 
-using font::glyphs;
-using font::kAdvance;
-using font::kScale;
-using font::kTextHeight;
-using font::text_width;
-
 struct Rgb {
-  unsigned char r, g, b;
+  int r, g, b;
 };
-static_assert(sizeof(Rgb) == 3, "a row of Rgb is a PNG row of 8-bit RGB");
 
-constexpr Rgb kWhite{255, 255, 255}, kText{60, 60, 60}, kGrid{228, 228, 228},
-    kLegendBorder{190, 190, 190}, kReference{0, 0, 0};
+// PLplot's colour map 0 as the charts use it: fixed entries, then one per series.
+constexpr PLINT kBackground = 0, kText = 1, kGrid = 2, kLegendBorder = 3, kReference = 4,
+                kFirstSeries = 5;
 
 // Series k's colour: the 10 of matplotlib's "tab10", then hues spaced by the golden angle.
 Rgb series_colour(size_t k) {
@@ -61,143 +56,17 @@ Rgb series_colour(size_t k) {
     default:
       break;
   }
-  auto byte = [](double c) { return static_cast<unsigned char>(std::lround(255 * c)); };
+  auto byte = [](double c) { return static_cast<int>(std::lround(255 * c)); };
   return Rgb{byte(r), byte(g), byte(b)};
 }
 
-// An RGB raster with the drawing primitives a chart needs; drawing outside the clip rectangle
-// (the whole image unless set) is dropped.
-class Canvas {
- public:
-  Canvas(int w, int h)
-      : w_(w), h_(h), px_(static_cast<size_t>(w) * static_cast<size_t>(h), kWhite) {
-    unclip();
-  }
-  void clip(int left, int top, int right, int bottom) {
-    clip_ = {std::max(left, 0), std::max(top, 0), std::min(right, w_ - 1),
-             std::min(bottom, h_ - 1)};
-  }
-  void unclip() { clip_ = {0, 0, w_ - 1, h_ - 1}; }
-  void set(int x, int y, Rgb c) {
-    if (x >= clip_[0] && y >= clip_[1] && x <= clip_[2] && y <= clip_[3])
-      px_[static_cast<size_t>(y) * static_cast<size_t>(w_) + static_cast<size_t>(x)] = c;
-  }
-  void fill(int x0, int y0, int x1, int y1, Rgb c) {  // inclusive corners
-    for (int y = y0; y <= y1; ++y)
-      for (int x = x0; x <= x1; ++x) set(x, y, c);
-  }
-  void rect(int x0, int y0, int x1, int y1, Rgb c) {  // outline
-    line(x0, y0, x1, y0, c), line(x1, y0, x1, y1, c);
-    line(x1, y1, x0, y1, c), line(x0, y1, x0, y0, c);
-  }
-  // Bresenham with a square pen `thickness` pixels wide; `dash` > 0 draws dash pixels on, dash
-  // pixels off.
-  void line(int x0, int y0, int x1, int y1, Rgb c, int thickness = 1, int dash = 0) {
-    const int dx = std::abs(x1 - x0), dy = -std::abs(y1 - y0);
-    const int sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
-    const int lo = -(thickness - 1) / 2, hi = thickness / 2;
-    for (int err = dx + dy, step = 0;; ++step) {
-      if (dash <= 0 || (step / dash) % 2 == 0) fill(x0 + lo, y0 + lo, x0 + hi, y0 + hi, c);
-      if (x0 == x1 && y0 == y1) break;
-      const int e2 = 2 * err;
-      if (e2 >= dy) err += dy, x0 += sx;
-      if (e2 <= dx) err += dx, y0 += sy;
-    }
-  }
-  // Text from its top-left corner, left to right.
-  void text(int x, int y, const std::string& s, Rgb c) {
-    for (const auto* g : glyphs(s)) {
-      for (int row = 0; row < 7; ++row)
-        for (int col = 0; col < 5; ++col)
-          if ((*g)[row] & (0x10 >> col))
-            fill(x + col * kScale, y + row * kScale, x + col * kScale + kScale - 1,
-                 y + row * kScale + kScale - 1, c);
-      x += kAdvance;
-    }
-  }
-  // Text turned a quarter turn anticlockwise, read bottom to top, from its bottom-left corner
-  // (the tops of the letters face left).
-  void text_up(int x, int y, const std::string& s, Rgb c) {
-    for (const auto* g : glyphs(s)) {
-      for (int row = 0; row < 7; ++row)
-        for (int col = 0; col < 5; ++col)
-          if ((*g)[row] & (0x10 >> col))
-            fill(x + row * kScale, y - col * kScale - kScale + 1, x + row * kScale + kScale - 1,
-                 y - col * kScale, c);
-      y -= kAdvance;
-    }
-  }
-
-  void save(const std::string& path) const {
-    FILE* f = std::fopen(path.c_str(), "wb");
-    EXADNN_CHECK(f != nullptr, "plot", "cannot create ", path, ": ", std::strerror(errno));
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
-    png_infop info = png ? png_create_info_struct(png) : nullptr;
-    if (!png || !info || setjmp(png_jmpbuf(png))) {
-      png_destroy_write_struct(&png, &info);
-      std::fclose(f);
-      std::remove(path.c_str());
-      throw Error("plot", "libpng failed writing " + path);
-    }
-    png_init_io(png, f);
-    png_set_IHDR(png, info, static_cast<png_uint_32>(w_), static_cast<png_uint_32>(h_), 8,
-                 PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    for (int y = 0; y < h_; ++y)
-      png_write_row(png, reinterpret_cast<png_const_bytep>(
-                             &px_[static_cast<size_t>(y) * static_cast<size_t>(w_)]));
-    png_write_end(png, nullptr);
-    png_destroy_write_struct(&png, &info);
-    const bool written = std::ferror(f) == 0;
-    if (std::fclose(f) != 0 || !written) {
-      std::remove(path.c_str());
-      throw Error("plot", "cannot finish writing " + path);
-    }
-  }
-
- private:
-  int w_, h_;
-  std::vector<Rgb> px_;
-  std::array<int, 4> clip_{};  // left, top, right, bottom, inclusive
-};
-
-// Marker shape k (of 8) centred on (x, y), radius r: filled square, circle, triangle, diamond,
-// then the same four hollow.
-void marker(Canvas& c, int x, int y, size_t k, Rgb colour, int r = 4) {
-  const int shape = static_cast<int>(k % 4);
-  auto inside = [shape](int dx, int dy, int radius) {
-    switch (shape) {
-      case 0:
-        return std::abs(dx) <= radius && std::abs(dy) <= radius;
-      case 1:
-        return dx * dx + dy * dy <= radius * radius + radius;
-      case 2:
-        return dy >= -radius && dy <= radius && 2 * std::abs(dx) <= dy + radius;
-      default:
-        return std::abs(dx) + std::abs(dy) <= radius;
-    }
-  };
-  const bool hollow = k % 8 >= 4;
-  for (int dy = -r; dy <= r; ++dy)
-    for (int dx = -r; dx <= r; ++dx)
-      if (inside(dx, dy, r) && !(hollow && inside(dx, dy, r - 2))) c.set(x + dx, y + dy, colour);
+// Marker shape k (of 8): filled square, circle, triangle, diamond, then the same four hollow
+// (Unicode geometric shapes, drawn by pngcairo from the system's fonts).
+const char* marker_glyph(size_t k) {
+  static constexpr std::array<const char*, 8> kGlyphs{"\u25A0", "\u25CF", "\u25B2", "\u25C6",
+                                                      "\u25A1", "\u25CB", "\u25B3", "\u25C7"};
+  return kGlyphs[k % kGlyphs.size()];
 }
-
-void error_bar(Canvas& c, int x, int y_low, int y_high, Rgb colour) {
-  c.line(x, y_low, x, y_high, colour);
-  c.line(x - 4, y_low, x + 4, y_low, colour);
-  c.line(x - 4, y_high, x + 4, y_high, colour);
-}
-
-// One axis: its range in axis units (log10 of the value on a log axis) and its ticks.
-struct Axis {
-  double lo = 0, hi = 1;
-  bool log = false;
-  std::vector<double> ticks;  // values
-  std::vector<std::string> labels;
-  double unit(double v) const { return log ? std::log10(v) : v; }
-};
 
 // 1, 2 or 5 x 10^k, the nearest to x.
 double nice_step(double x) {
@@ -206,35 +75,15 @@ double nice_step(double x) {
   return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * e;
 }
 
-std::string format(const char* fmt, int precision, double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, fmt, precision, v);
-  return buf;
-}
+// One axis in PLplot's world coordinates (log10 of the value on a log axis): the data range
+// [a, b] plus 5% each side, and the step between labelled ticks on a linear axis.
+struct Axis {
+  double lo = 0, hi = 1, step = 0;
+  bool log = false;
+  double unit(double v) const { return log ? std::log10(v) : v; }
+};
 
-// Ticks at the multiples of a 1, 2, 5 x 10^k step between the values lo and hi (whole numbers
-// only when `integers`), labelled with as many decimals as the step needs.
-void linear_ticks(Axis& axis, double lo, double hi, bool integers) {
-  double step = nice_step((hi - lo) / 5);
-  if (integers) step = std::max(step, 1.0);
-  double largest = 0;
-  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step; ++k) {
-    const double v = std::fabs(k) < 0.5 ? 0.0 : k * step;  // no "-0"
-    axis.ticks.push_back(v);
-    largest = std::max(largest, std::fabs(v));
-    if (axis.ticks.size() > 50) break;  // never more than a step in 1e12 of the values
-  }
-  const bool scientific = largest >= 1e6 || step < 1e-4;
-  const int digits = static_cast<int>(std::floor(std::log10(std::max(largest, step)))) -
-                     static_cast<int>(std::floor(std::log10(step) + 1e-9)) + 1;
-  const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(step) - 1e-9)));
-  for (const double v : axis.ticks)
-    axis.labels.push_back(scientific ? format("%.*g", std::max(1, digits), v)
-                                     : format("%.*f", decimals, v));
-}
-
-// The axis over the data range [a, b] plus 5% each side (in log10 units on a log axis);
-// `integers`: the data are whole numbers, so linear ticks are too.
+// `integers`: the data are whole numbers, so a linear axis's ticks are too.
 Axis make_axis(double a, double b, bool log, bool integers) {
   Axis axis;
   axis.log = log;
@@ -248,46 +97,31 @@ Axis make_axis(double a, double b, bool log, bool integers) {
   const double pad = 0.05 * (b - a);
   axis.lo = a - pad, axis.hi = b + pad;
   if (!log) {
-    linear_ticks(axis, axis.lo, axis.hi, integers);
-    return axis;
+    axis.step = nice_step((axis.hi - axis.lo) / 5);
+    if (integers) axis.step = std::max(axis.step, 1.0);
   }
-  // Powers of ten (every few when there are many decades), with 2 and 5 x 10^k over a few
-  // decades and every m x 10^k within about one.
+  return axis;
+}
+
+// A log axis's labelled ticks (values): powers of ten (every few when there are many decades),
+// with 2 and 5 x 10^k over a few decades and every m x 10^k within about one.
+std::vector<double> log_ticks(const Axis& axis) {
   const double decades = axis.hi - axis.lo;
   const int every = std::max(1, static_cast<int>(std::ceil(decades / 8)));
   std::vector<double> mantissas{1};
   if (decades <= 1.2) mantissas = {1, 2, 3, 4, 5, 6, 7, 8, 9};
   if (decades > 1.2 && decades <= 3) mantissas = {1, 2, 5};
+  std::vector<double> ticks;
   for (int k = static_cast<int>(std::floor(axis.lo)); k <= static_cast<int>(std::ceil(axis.hi));
        ++k) {
     if (k % every != 0) continue;
     for (const double m : mantissas) {
       const double v = m * std::pow(10.0, k), u = std::log10(v);
-      if (u < axis.lo - 1e-9 || u > axis.hi + 1e-9) continue;
-      axis.ticks.push_back(v);
-      axis.labels.push_back(format("%.*g", 6, v));
+      if (u >= axis.lo - 1e-9 && u <= axis.hi + 1e-9) ticks.push_back(v);
     }
   }
-  if (axis.ticks.size() < 2) {  // a narrow range: linear ticks, placed on the log scale
-    axis.ticks.clear(), axis.labels.clear();
-    linear_ticks(axis, std::pow(10.0, axis.lo), std::pow(10.0, axis.hi), false);
-  }
-  return axis;
+  return ticks;
 }
-
-// The plotting area in pixels and the axes that map values onto it.
-struct Frame {
-  int left, top, right, bottom;
-  Axis x, y;
-  int px_unit(double u) const {
-    return left + static_cast<int>(std::lround((right - left) * (u - x.lo) / (x.hi - x.lo)));
-  }
-  int py_unit(double u) const {
-    return bottom - static_cast<int>(std::lround((bottom - top) * (u - y.lo) / (y.hi - y.lo)));
-  }
-  int px(double v) const { return px_unit(x.unit(v)); }
-  int py(double v) const { return py_unit(y.unit(v)); }
-};
 
 std::string who(const std::vector<Series>& series, size_t k) {
   return series[k].name.empty() ? detail::cat("series #", k)
@@ -337,75 +171,114 @@ bool draws_markers(const Series& s) {
   return s.style != PlotStyle::lines || s.x.size() == 1;
 }
 
-// The legend: one row per named series (and the reference line), in the corner of the frame
-// that hides the fewest data points.
-void legend(Canvas& c, const Frame& f, const Chart& chart, const std::vector<Series>& series,
-            size_t colour_offset) {
-  std::vector<size_t> named;
-  int name_width = chart.reference_line ? text_width("y = x") : 0;
-  for (size_t k = 0; k < series.size(); ++k)
-    if (!series[k].name.empty()) {
-      named.push_back(k);
-      name_width = std::max(name_width, text_width(series[k].name));
-    }
-  const int rows = static_cast<int>(named.size()) + (chart.reference_line ? 1 : 0);
-  if (rows == 0) return;
-  const int w = 8 + 36 + 8 + name_width + 8, h = 6 + 20 * rows + 2;
-  // What the data cover, sampled: the points, error bar ends, points along lines.
-  std::vector<std::pair<int, int>> samples;
-  for (const Series& s : series)
-    for (size_t i = 0; i < s.x.size(); ++i) {
-      samples.emplace_back(f.px(s.x[i]), f.py(s.y[i]));
-      if (error_of(s, i) > 0) {
-        samples.emplace_back(f.px(s.x[i]), f.py(s.y[i] - error_of(s, i)));
-        samples.emplace_back(f.px(s.x[i]), f.py(s.y[i] + error_of(s, i)));
-      }
-      if (draws_line(s) && i + 1 < s.x.size())
-        for (int t = 1; t < 4; ++t) {
-          const int x0 = f.px(s.x[i]), y0 = f.py(s.y[i]);
-          const int x1 = f.px(s.x[i + 1]), y1 = f.py(s.y[i + 1]);
-          samples.emplace_back(x0 + (x1 - x0) * t / 4, y0 + (y1 - y0) * t / 4);
-        }
-    }
-  if (chart.reference_line)
-    for (int t = 0; t <= 40; ++t)
-      samples.emplace_back(f.left + (f.right - f.left) * t / 40,
-                           f.bottom - (f.bottom - f.top) * t / 40);
-  const std::array<std::pair<int, int>, 4> corners{
-      std::pair{f.right - 8 - w, f.top + 8}, std::pair{f.left + 8, f.top + 8},
-      std::pair{f.right - 8 - w, f.bottom - 8 - h}, std::pair{f.left + 8, f.bottom - 8 - h}};
-  int bx = corners[0].first, by = corners[0].second;
-  size_t fewest = samples.size() + 1;
-  for (const auto& corner : corners) {
-    const int x = corner.first, y = corner.second;
-    size_t hidden = 0;
-    for (const auto& [sx, sy] : samples)
-      hidden += sx >= x - 4 && sx <= x + w + 4 && sy >= y - 4 && sy <= y + h + 4;
-    if (hidden < fewest) fewest = hidden, bx = x, by = y;
-  }
-  c.fill(bx, by, bx + w, by + h, kWhite);
-  c.rect(bx, by, bx + w, by + h, kLegendBorder);
-  int row = 0;
-  for (const size_t k : named) {
-    const Series& s = series[k];
-    const Rgb colour = series_colour(k + colour_offset);
-    const int cy = by + 6 + 20 * row++ + kTextHeight / 2, cx = bx + 8 + 18;
-    if (!s.y_error.empty()) error_bar(c, cx, cy + 7, cy - 7, colour);
-    if (draws_line(s)) c.line(bx + 8, cy, bx + 8 + 36, cy, colour, 2);
-    if (draws_markers(s)) marker(c, cx, cy, k + colour_offset, colour);
-    c.text(bx + 8 + 36 + 8, cy - kTextHeight / 2, s.name, kText);
-  }
-  if (chart.reference_line) {
-    const int cy = by + 6 + 20 * row + kTextHeight / 2;
-    c.line(bx + 8, cy, bx + 8 + 36, cy, kReference, 2, 6);
-    c.text(bx + 8 + 36 + 8, cy - kTextHeight / 2, "y = x", kText);
-  }
+// The labelled ticks of a log axis (values), linear ones placed on the log scale when the range
+// holds fewer than two of its decade ticks.
+std::vector<double> log_axis_ticks(const Axis& axis) {
+  std::vector<double> ticks = log_ticks(axis);
+  if (ticks.size() >= 2) return ticks;
+  ticks.clear();
+  const double lo = std::pow(10.0, axis.lo), hi = std::pow(10.0, axis.hi);
+  const double step = nice_step((hi - lo) / 5);
+  for (double k = std::ceil(lo / step - 1e-9); k * step <= hi * (1 + 1e-9); ++k)
+    if (k > 0) ticks.push_back(k * step);
+  return ticks;
 }
 
-// Draws a checked chart into the region (x0, y0, w, h) of `c`; series k gets colour and marker
+std::string tick_label(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// PLplot's arrays: x in axis units.
+struct Points {
+  std::vector<PLFLT> x, y;
+};
+Points points(const Series& s, const Axis& x_axis) {
+  Points p;
+  for (size_t i = 0; i < s.x.size(); ++i) p.x.push_back(x_axis.unit(s.x[i])), p.y.push_back(s.y[i]);
+  return p;
+}
+
+// The legend's corner: the one of the plot's four (top right first) whose region holds the
+// fewest samples of what is drawn (points, error bar ends, points along lines, the y = x line),
+// the region being the legend's estimated size as fractions of the plot (rows x names' length).
+PLINT legend_corner(const Chart& chart, const std::vector<Series>& series, const Axis& x,
+                    const Axis& y, size_t rows, size_t name_length) {
+  const double w = std::min(0.6, 0.12 + 0.012 * static_cast<double>(name_length));
+  const double h = std::min(0.9, 0.04 + 0.07 * static_cast<double>(rows));
+  std::vector<std::pair<double, double>> samples;  // fractions of the plot, y up
+  auto add = [&](double u, double v) {
+    samples.emplace_back((u - x.lo) / (x.hi - x.lo), (v - y.lo) / (y.hi - y.lo));
+  };
+  for (const Series& s : series)
+    for (size_t i = 0; i < s.x.size(); ++i) {
+      add(x.unit(s.x[i]), s.y[i]);
+      if (error_of(s, i) > 0) add(x.unit(s.x[i]), s.y[i] - error_of(s, i));
+      if (error_of(s, i) > 0) add(x.unit(s.x[i]), s.y[i] + error_of(s, i));
+      if (draws_line(s) && i + 1 < s.x.size())
+        for (int t = 1; t < 4; ++t)
+          add(x.unit(s.x[i]) + (x.unit(s.x[i + 1]) - x.unit(s.x[i])) * t / 4,
+              s.y[i] + (s.y[i + 1] - s.y[i]) * t / 4);
+    }
+  if (chart.reference_line)
+    for (int t = 0; t <= 40; ++t) samples.emplace_back(t / 40.0, t / 40.0);
+  const std::array<PLINT, 4> corners{
+      PL_POSITION_TOP | PL_POSITION_RIGHT, PL_POSITION_TOP | PL_POSITION_LEFT,
+      PL_POSITION_BOTTOM | PL_POSITION_RIGHT, PL_POSITION_BOTTOM | PL_POSITION_LEFT};
+  PLINT best = corners[0];
+  size_t fewest = samples.size() + 1;
+  for (const PLINT corner : corners) {
+    const bool right = corner & PL_POSITION_RIGHT, top = corner & PL_POSITION_TOP;
+    size_t hidden = 0;
+    for (const auto& [u, v] : samples)
+      hidden += (right ? u >= 1 - w : u <= w) && (top ? v >= 1 - h : v <= h);
+    if (hidden < fewest) fewest = hidden, best = corner;
+  }
+  return best;
+}
+
+// The legend: one row per named series (a sample of its line and marker) and the y = x line.
+void legend(const Chart& chart, const std::vector<Series>& series, const Axis& x, const Axis& y,
+            size_t colour_offset) {
+  std::vector<PLINT> options, text_colours, line_colours, line_styles, symbol_colours,
+      symbol_numbers;
+  std::vector<PLFLT> line_widths, symbol_scales;
+  std::vector<std::string> texts, symbols;
+  size_t name_length = 0;
+  auto row = [&](const std::string& name, PLINT colour, bool line, bool marker, PLINT style,
+                 const char* glyph) {
+    options.push_back((line ? PL_LEGEND_LINE : 0) | (marker ? PL_LEGEND_SYMBOL : 0));
+    text_colours.push_back(kText);
+    texts.push_back(plplot_literal(name));
+    line_colours.push_back(colour), line_styles.push_back(style), line_widths.push_back(2.0);
+    symbol_colours.push_back(colour), symbol_scales.push_back(1.0), symbol_numbers.push_back(1);
+    symbols.emplace_back(glyph);
+    name_length = std::max(name_length, name.size());
+  };
+  for (size_t k = 0; k < series.size(); ++k)
+    if (!series[k].name.empty())
+      row(series[k].name, kFirstSeries + static_cast<PLINT>(k + colour_offset),
+          draws_line(series[k]), draws_markers(series[k]), 1, marker_glyph(k + colour_offset));
+  if (chart.reference_line) row("y = x", kReference, true, false, 2, "");
+  if (texts.empty()) return;
+  std::vector<const char*> text_pointers, symbol_pointers;
+  for (size_t i = 0; i < texts.size(); ++i)
+    text_pointers.push_back(texts[i].c_str()), symbol_pointers.push_back(symbols[i].c_str());
+  const PLINT n = static_cast<PLINT>(texts.size());
+  PLFLT width = 0, height = 0;
+  pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+           PL_POSITION_INSIDE | legend_corner(chart, series, x, y, texts.size(), name_length), 0.02,
+           0.03, 0.06, kBackground, kLegendBorder, 1, 0, 0, n, options.data(), 0.6, 0.9, 2.0, 0.0,
+           text_colours.data(), text_pointers.data(), nullptr, nullptr, nullptr, nullptr,
+           line_colours.data(), line_styles.data(), line_widths.data(), symbol_colours.data(),
+           symbol_scales.data(), symbol_numbers.data(), symbol_pointers.data());
+}
+
+// Draws a checked chart in the page's next subpage; series k gets colour and marker
 // k + colour_offset.
-void draw(Canvas& c, int x0, int y0, int w, int h, const Chart& chart,
-          const std::vector<Series>& series, size_t colour_offset, bool with_legend) {
+void draw(const Chart& chart, const std::vector<Series>& series, size_t colour_offset,
+          bool with_legend) {
   // The data ranges, error bars included.
   double xa = INFINITY, xb = -INFINITY, ya = INFINITY, yb = -INFINITY;
   bool x_integers = true, y_integers = true;
@@ -421,73 +294,82 @@ void draw(Canvas& c, int x0, int y0, int w, int h, const Chart& chart,
     xa = ya = std::min(xa, ya), xb = yb = std::max(xb, yb);
     x_integers = y_integers = x_integers && y_integers;
   }
-  Frame f{
-      0, 0, 0, 0, make_axis(xa, xb, chart.log_x, x_integers), make_axis(ya, yb, false, y_integers)};
-  int y_tick_width = 0;
-  for (const std::string& label : f.y.labels)
-    y_tick_width = std::max(y_tick_width, text_width(label));
-  f.left = x0 + 10 + (chart.y_label.empty() ? 0 : kTextHeight + 10) + y_tick_width + 8;
-  f.right = x0 + w - 20;
-  f.top = y0 + (chart.title.empty() ? 14 : 40);
-  f.bottom = y0 + h - (chart.x_label.empty() ? 30 : 48);
+  const Axis x = make_axis(xa, xb, chart.log_x, x_integers);
+  const Axis y = make_axis(ya, yb, false, y_integers);
 
-  if (!chart.title.empty())
-    c.text(x0 + (w - text_width(chart.title)) / 2, y0 + 12, chart.title, kText);
-  int last_label = f.bottom + kTextHeight;  // y ticks: grid line and value, labels never overlap
-  for (size_t i = 0; i < f.y.ticks.size(); ++i) {
-    const int y = f.py(f.y.ticks[i]);
-    c.line(f.left, y, f.right, y, kGrid);
-    if (y + kTextHeight / 2 + 2 > last_label) continue;
-    c.text(f.left - 8 - text_width(f.y.labels[i]), y - kTextHeight / 2, f.y.labels[i], kText);
-    last_label = y - kTextHeight / 2;
+  pladv(0);
+  plvsta();
+  plwind(x.lo, x.hi, y.lo, y.hi);
+  // The grid, then the frame, ticks and labels over it.
+  plwidth(1.0);
+  plcol0(kGrid);
+  plbox(x.log ? "" : "g", x.step, 0, "g", y.step, 0);
+  const std::vector<double> x_log_ticks = x.log ? log_axis_ticks(x) : std::vector<double>{};
+  for (const double v : x_log_ticks) pljoin(std::log10(v), y.lo, std::log10(v), y.hi);
+  plcol0(kText);
+  plbox(x.log ? "bc" : "bcnst", x.step, 0, "bcnstv", y.step, 0);
+  const double tick = 0.015 * (y.hi - y.lo);
+  for (const double v : x_log_ticks) {
+    const double u = std::log10(v);
+    pljoin(u, y.lo, u, y.lo + tick);
+    pljoin(u, y.hi, u, y.hi - tick);
+    plmtex("b", 1.5, (u - x.lo) / (x.hi - x.lo), 0.5, tick_label(v).c_str());
   }
-  last_label = x0 - 1000;  // x ticks
-  for (size_t i = 0; i < f.x.ticks.size(); ++i) {
-    const int x = f.px(f.x.ticks[i]), tw = text_width(f.x.labels[i]);
-    c.line(x, f.top, x, f.bottom, kGrid);
-    const int lx = std::clamp(x - tw / 2, x0 + 2, x0 + w - 2 - tw);
-    if (lx < last_label + 8) continue;
-    c.text(lx, f.bottom + 8, f.x.labels[i], kText);
-    last_label = lx + tw;
-  }
-  c.line(f.left, f.top, f.left, f.bottom, kText);
-  c.line(f.left, f.bottom, f.right, f.bottom, kText);
-  if (!chart.x_label.empty())
-    c.text(f.left + (f.right - f.left - text_width(chart.x_label)) / 2, f.bottom + 28,
-           chart.x_label, kText);
-  if (!chart.y_label.empty())
-    c.text_up(x0 + 10, (f.top + f.bottom) / 2 + text_width(chart.y_label) / 2, chart.y_label,
-              kText);
+  pllab(plplot_literal(chart.x_label).c_str(), plplot_literal(chart.y_label).c_str(),
+        plplot_literal(chart.title).c_str());
 
-  c.clip(f.left + 1, f.top, f.right, f.bottom - 1);  // the data stay off the axes
-  if (chart.reference_line)
-    c.line(f.px_unit(f.x.lo), f.py_unit(f.y.lo), f.px_unit(f.x.hi), f.py_unit(f.y.hi), kReference,
-           2, 8);
+  if (chart.reference_line) {
+    const PLFLT ends_x[2] = {x.lo, x.hi}, ends_y[2] = {y.lo, y.hi};
+    plcol0(kReference);
+    plwidth(2.0);
+    pllsty(2);
+    plline(2, ends_x, ends_y);
+    pllsty(1);
+  }
   for (size_t k = 0; k < series.size(); ++k) {
     const Series& s = series[k];
-    const Rgb colour = series_colour(k + colour_offset);
-    for (size_t i = 0; i < s.x.size(); ++i)
-      if (error_of(s, i) > 0)
-        error_bar(c, f.px(s.x[i]), f.py(s.y[i] - error_of(s, i)), f.py(s.y[i] + error_of(s, i)),
-                  colour);
-    if (draws_line(s))
-      for (size_t i = 0; i + 1 < s.x.size(); ++i)
-        c.line(f.px(s.x[i]), f.py(s.y[i]), f.px(s.x[i + 1]), f.py(s.y[i + 1]), colour, 2);
-    if (draws_markers(s))
-      for (size_t i = 0; i < s.x.size(); ++i)
-        marker(c, f.px(s.x[i]), f.py(s.y[i]), k + colour_offset, colour);
+    const Points p = points(s, x);
+    const PLINT n = static_cast<PLINT>(p.x.size());
+    plcol0(kFirstSeries + static_cast<PLINT>(k + colour_offset));
+    if (!s.y_error.empty()) {
+      std::vector<PLFLT> low(s.y.size()), high(s.y.size());
+      for (size_t i = 0; i < s.y.size(); ++i)
+        low[i] = s.y[i] - s.y_error[i], high[i] = s.y[i] + s.y_error[i];
+      plwidth(1.5);
+      plerry(n, p.x.data(), low.data(), high.data());
+    }
+    if (draws_line(s)) {
+      plwidth(2.0);
+      plline(n, p.x.data(), p.y.data());
+    }
+    if (draws_markers(s)) plstring(n, p.x.data(), p.y.data(), marker_glyph(k + colour_offset));
   }
-  c.unclip();
-  if (with_legend) legend(c, f, chart, series, colour_offset);
+  plwidth(1.0);
+  if (with_legend) legend(chart, series, x, y, colour_offset);
+}
+
+// The page's colour map 0: the fixed entries, then `series` series colours from `offset` on.
+void set_colours(size_t series, size_t offset) {
+  plscmap0n(static_cast<PLINT>(kFirstSeries + offset + series));
+  plscol0(kBackground, 255, 255, 255);
+  plscol0(kText, 40, 40, 40);
+  plscol0(kGrid, 228, 228, 228);
+  plscol0(kLegendBorder, 190, 190, 190);
+  plscol0(kReference, 0, 0, 0);
+  for (size_t k = 0; k < offset + series; ++k) {
+    const Rgb c = series_colour(k);
+    plscol0(kFirstSeries + static_cast<PLINT>(k), c.r, c.g, c.b);
+  }
 }
 
 }  // namespace
 
 void write_chart(const std::string& path, const Chart& chart, const std::vector<Series>& series) {
   check(path, chart, series);
-  Canvas c(chart.width, chart.height);
-  draw(c, 0, 0, chart.width, chart.height, chart, series, 0, true);
-  c.save(path);
+  PlotPage page(path, chart.width, chart.height, "plot");
+  set_colours(series.size(), 0);
+  draw(chart, series, 0, true);
+  page.finish();
 }
 
 void write_series_plot(const std::string& path, const std::string& title,
@@ -516,10 +398,12 @@ void write_training_plot(const std::string& path, const std::vector<double>& los
   left.width = right.width = 450, left.height = right.height = 360;
   check(path, left, {losses});
   check(path, right, {percent});
-  Canvas c(900, 360);
-  draw(c, 0, 0, 450, 360, left, {losses}, 0, false);
-  draw(c, 450, 0, 450, 360, right, {percent}, 3, false);  // blue loss, red accuracy
-  c.save(path);
+  PlotPage page(path, 900, 360, "plot");
+  plssub(2, 1);
+  set_colours(1, 3);
+  draw(left, {losses}, 0, false);
+  draw(right, {percent}, 3, false);  // blue loss, red accuracy
+  page.finish();
 }
 
 }  // namespace exadnn::io

@@ -3,9 +3,9 @@
 // named.
 #include "exadnn/io/plot.h"
 
-#include <png.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "png_pixels.h"
 #include "testing.h"
 
 using namespace exadnn;
@@ -20,8 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Colour = std::array<unsigned char, 3>;
-// The first colours of the palette (series 0, 1, 2, 3) and the y = x line.
+using Colour = exadnn::testing::Rgb;
 constexpr Colour kBlue{31, 119, 180}, kOrange{255, 127, 14}, kGreen{44, 160, 44}, kRed{214, 39, 40},
     kBlack{0, 0, 0};
 
@@ -40,43 +40,9 @@ class Plot : public ::testing::Test {
   void TearDown() override { fs::remove_all(scratch_dir()); }
 };
 
-struct Image {
-  int width = 0, height = 0;
-  std::vector<unsigned char> rgb;
-  Colour at(int x, int y) const {
-    const size_t i = 3 * (static_cast<size_t>(y) * static_cast<size_t>(width) + x);
-    return {rgb[i], rgb[i + 1], rgb[i + 2]};
-  }
-  int count(Colour c) const {
-    int n = 0;
-    for (int y = 0; y < height; ++y)
-      for (int x = 0; x < width; ++x) n += at(x, y) == c;
-    return n;
-  }
-  int count_in_row(int y, Colour c) const {
-    int n = 0;
-    for (int x = 0; x < width; ++x) n += at(x, y) == c;
-    return n;
-  }
-};
-
-// The PNG at `path` as 8-bit RGB, read with libpng's simplified API.
+using Image = exadnn::testing::RgbImage;
 Image read_png(const fs::path& path) {
-  png_image png;
-  std::memset(&png, 0, sizeof png);
-  png.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&png, path.c_str())) {
-    ADD_FAILURE() << path << ": " << png.message;
-    return {};
-  }
-  png.format = PNG_FORMAT_RGB;
-  Image image{static_cast<int>(png.width), static_cast<int>(png.height),
-              std::vector<unsigned char>(PNG_IMAGE_SIZE(png))};
-  if (!png_image_finish_read(&png, nullptr, image.rgb.data(), 0, nullptr)) {
-    ADD_FAILURE() << path << ": " << png.message;
-    return {};
-  }
-  return image;
+  return exadnn::testing::read_png_rgb(path.string());
 }
 
 TEST_F(Plot, SeriesPlotIsAReadablePngWithEachSeriesInItsColour) {
@@ -113,7 +79,7 @@ TEST_F(Plot, ErrorBarsMarkersAndLines) {
   io::Chart chart;
   chart.title = "order parameter";
   chart.x_label = "T";
-  chart.y_label = "|m| (\xC3\x85)";  // a non-ASCII character is drawn as '?'
+  chart.y_label = "|m| (\xC3\x85) #1";  // UTF-8, and PLplot's escape character drawn as written
   chart.width = 640, chart.height = 400;
   const std::vector<double> t{1.5, 2.0, 2.25, 2.5, 3.0};
   const std::vector<io::Series> series{
@@ -138,7 +104,8 @@ TEST_F(Plot, ErrorBarsMarkersAndLines) {
   EXPECT_GT(image.count(kGreen), 100);
 
   // The axis range covers the error bars: the highest and lowest blue rows are the bars' caps
-  // (9 pixels wide), not a bar cut off by the frame. No name, so no legend in the way.
+  // (several pixels wide), not a bar cut off by the frame (a pixel or two). No name, so no legend
+  // in the way.
   const fs::path bars = scratch("bars.png");
   io::write_chart(bars.string(), {},
                   {{"", {1, 2, 3}, {1, 2, 3}, {0.5, 3, 0.5}, io::PlotStyle::markers}});
@@ -147,8 +114,8 @@ TEST_F(Plot, ErrorBarsMarkersAndLines) {
   for (int y = 0; y < b.height; ++y)
     if (b.count_in_row(y, kBlue) > 0) bottom = y, top = top < 0 ? y : top;
   ASSERT_GE(top, 0);
-  EXPECT_EQ(b.count_in_row(top, kBlue), 9);
-  EXPECT_EQ(b.count_in_row(bottom, kBlue), 9);
+  EXPECT_GE(b.count_in_row(top, kBlue), 6);
+  EXPECT_GE(b.count_in_row(bottom, kBlue), 6);
   EXPECT_GT(bottom - top, b.height / 2);  // the 6-unit bar spans most of the 7-unit range
 
   // Markers alone draw less than the same points joined by lines.
@@ -177,20 +144,32 @@ TEST_F(Plot, ParityChartDrawsTheDiagonal) {
   const Image image = read_png(path);
   EXPECT_GT(image.count(kBlue), 100);
   EXPECT_GT(image.count(kOrange), 20);
-  // The dashed black line rises from the bottom left to the top right (counted below the legend,
-  // whose sample of the line is black too).
-  double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+  // The dashed black line rises from the bottom left to the top right. The legend's sample of it
+  // is black too (a few per cent of the black pixels): the line is fitted, the fifth of the pixels
+  // farthest from it dropped, and the rest must lie on a falling line (image rows grow downwards).
+  std::vector<std::pair<double, double>> black;
   int min_x = image.width, max_x = 0;
-  for (int y = image.height / 4; y < image.height; ++y)
+  for (int y = 0; y < image.height; ++y)
     for (int x = 0; x < image.width; ++x)
-      if (image.at(x, y) == kBlack) {
-        n += 1, sx += x, sy += y, sxx += double(x) * x, syy += double(y) * y, sxy += double(x) * y;
-        min_x = std::min(min_x, x), max_x = std::max(max_x, x);
-      }
-  ASSERT_GT(n, 300);
-  const double correlation =
-      (n * sxy - sx * sy) / std::sqrt((n * sxx - sx * sx) * (n * syy - sy * sy));
-  EXPECT_LT(correlation, -0.95);  // image rows grow downwards
+      if (image.at(x, y) == kBlack) black.emplace_back(x, y);
+  ASSERT_GT(black.size(), 100u);  // pixels the antialiased dashes cover fully
+  auto fit = [](const std::vector<std::pair<double, double>>& p) {  // slope, intercept, correlation
+    double n = 0, sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+    for (const auto& [x, y] : p) n += 1, sx += x, sy += y, sxx += x * x, syy += y * y, sxy += x * y;
+    const double slope = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+    return std::array<double, 3>{
+        slope, (sy - slope * sx) / n,
+        (n * sxy - sx * sy) / std::sqrt((n * sxx - sx * sx) * (n * syy - sy * sy))};
+  };
+  const auto first = fit(black);
+  std::sort(black.begin(), black.end(), [&](const auto& a, const auto& b) {
+    return std::abs(a.second - first[0] * a.first - first[1]) <
+           std::abs(b.second - first[0] * b.first - first[1]);
+  });
+  black.resize(black.size() * 4 / 5);
+  for (const auto& [x, y] : black)
+    min_x = std::min(min_x, static_cast<int>(x)), max_x = std::max(max_x, static_cast<int>(x));
+  EXPECT_LT(fit(black)[2], -0.95);
   EXPECT_LT(min_x, image.width / 4);
   EXPECT_GT(max_x, image.width * 3 / 4);
 }

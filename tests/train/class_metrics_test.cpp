@@ -2,9 +2,8 @@
 // F1, macro-F1, top-1 and top-k worked out by hand), and the confusion matrix's PNG.
 #include "exadnn/train/class_metrics.h"
 
-#include <fstream>
-
 #include "exadnn/exadnn.h"
+#include "png_pixels.h"
 #include "scratch_dir.h"
 #include "testing.h"
 
@@ -65,22 +64,22 @@ TEST(ClassMetrics, BadInputIsAnErrorNamingIt) {
   EXPECT_EXADNN_ERROR(train::ClassMetrics(0), "0 classes");
 }
 
-// The PNG: its signature, and 4 classes of 32-pixel cells plus the closing grid line.
+// The PNG: the page's documented size, and the cells' colours. Rows 0, 1 and 2 each put half
+// their examples in two columns (6 cells at 0.5); row 3 has no example (white); no cell is 1.
 TEST(ClassMetrics, ConfusionPng) {
   const exadnn::testing::ScratchDir dir("exadnn_cm_");
   train::write_confusion_png(dir.file("c.png"), hand_set());
-  std::ifstream in(dir.file("c.png"), std::ios::binary);
-  unsigned char head[24] = {};
-  in.read(reinterpret_cast<char*>(head), 24);
-  ASSERT_TRUE(in.good());
-  EXPECT_EQ(head[1], 'P');
-  EXPECT_EQ(head[2], 'N');
-  EXPECT_EQ(head[3], 'G');
-  const auto be32 = [&](int at) {
-    return (head[at] << 24) | (head[at + 1] << 16) | (head[at + 2] << 8) | head[at + 3];
-  };
-  EXPECT_EQ(be32(16), 4 * 32 + 1);  // width
-  EXPECT_EQ(be32(20), 4 * 32 + 1);  // height
+  const exadnn::testing::RgbImage png = exadnn::testing::read_png_rgb(dir.file("c.png"));
+  const int side = train::confusion_png_side(4);
+  EXPECT_EQ(side, 360);
+  EXPECT_EQ(png.width, side + 250);
+  EXPECT_EQ(png.height, side + 150);
+  // White (0) to dark blue (1), linear: 0.5 is (131.5, 151.5, 181); pixels within 1.5 of a colour.
+  const int cell = side / 4, half = png.count_near(131.5, 151.5, 181, 1.5);
+  EXPECT_GT(half, 4 * cell * cell);  // most of 6 cells (their numbers take a little)
+  EXPECT_LT(half, 7 * cell * cell);
+  // Dark blue (1) only in the colour bar: less than a cell's worth.
+  EXPECT_LT(png.count_near(8, 48, 107, 1.5), cell * cell / 4);
   EXPECT_EXADNN_ERROR(train::write_confusion_png(dir.file("no/such/dir/c.png"), hand_set()),
                       "no/such/dir/c.png");
 }

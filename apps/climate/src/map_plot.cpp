@@ -7,32 +7,12 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 
 #include "exadnn/core/error.h"
+#include "exadnn/io/plot_page.h"
 
 namespace climate {
 namespace {
-
-// PLplot keeps global state: one map at a time.
-std::mutex plot_mutex;
-// The message of a PLplot abort (a failed call that PLplot survives), reported after the plot.
-std::string plplot_abort_message;
-void record_abort(PLCHAR_VECTOR message) {
-  if (plplot_abort_message.empty()) plplot_abort_message = message;
-}
-
-bool has_pngcairo() {
-  // plgFileDevs fills caller-provided arrays of up to n entries and sets n to the count.
-  int n = 128;
-  std::vector<PLCHAR_VECTOR> menu_store(n), name_store(n);
-  PLCHAR_VECTOR* menu = menu_store.data();
-  PLCHAR_VECTOR* names = name_store.data();
-  plgFileDevs(&menu, &names, &n);
-  for (int k = 0; k < n; ++k)
-    if (std::strcmp(names[k], "pngcairo") == 0) return true;
-  return false;
-}
 
 // The colour map 1 (the shades): blue–white–red, or a sequential dark blue → teal → yellow.
 void set_palette(bool diverging) {
@@ -70,11 +50,6 @@ void write_map_png(const std::string& path, const LatLonGrid& grid,
   for (std::size_t k = 0; k < cells; ++k)
     EXADNN_CHECK(std::isfinite(field[k]), "write_map_png", path, ": value ", k, " (lat index ",
                  k / grid.nlon, ", lon index ", k % grid.nlon, ") is ", field[k]);
-  {
-    // PLplot's drivers end the process when they cannot open the file: check it first.
-    std::ofstream probe(path, std::ios::binary);
-    EXADNN_CHECK(probe.good(), "write_map_png", "cannot open ", path, " for writing");
-  }
   const auto [lo_it, hi_it] = std::minmax_element(field.begin(), field.end());
   const double lo = *lo_it, hi = *hi_it;
   // The shaded range: ±max |f| for a diverging map; widened when the field is constant.
@@ -96,20 +71,7 @@ void write_map_png(const std::string& path, const LatLonGrid& grid,
     rows[j] = &transposed[static_cast<std::size_t>(j) * grid.nlat];
   }
 
-  std::lock_guard<std::mutex> lock(plot_mutex);
-  EXADNN_CHECK(has_pngcairo(), "write_map_png", path,
-               ": PLplot has no pngcairo device (install plplot-driver-cairo)");
-  plplot_abort_message.clear();
-  plsabort(record_abort);
-  PLINT previous = 0, stream = 0;
-  plgstrm(&previous);
-  plmkstrm(&stream);
-  plsdev("pngcairo");
-  plsfnam(path.c_str());
-  plspage(0, 0, o.width, o.height, 0, 0);
-  plscolbg(255, 255, 255);  // colour 0 (background) white, 15 (lines, text) black
-  plscol0(15, 0, 0, 0);
-  plinit();
+  exadnn::io::PlotPage page(path, o.width, o.height, "write_map_png");
   pladv(0);
   plvpor(0.09, 0.84, 0.12, 0.86);
   plwind(-180, 180, -90, 90);
@@ -120,12 +82,13 @@ void write_map_png(const std::string& path, const LatLonGrid& grid,
   plcol0(15);
   plbox("bcnst", 60, 2, "bcnstv", 30, 3);
   pllab("longitude [°]", "latitude [°]", "");
-  plmtex("t", 2.4, 0.5, 0.5, o.title.c_str());
+  plmtex("t", 2.4, 0.5, 0.5, exadnn::io::plplot_literal(o.title).c_str());
   plmtex("t", 0.8, 0.5, 0.5, format_extrema(lo, hi).c_str());
   // The colour bar right of the map, labelled with the field's name.
   PLFLT bar_width = 0, bar_height = 0;
   const PLINT label_opts[1] = {PL_COLORBAR_LABEL_RIGHT};
-  const char* labels[1] = {o.label.c_str()};
+  const std::string label = exadnn::io::plplot_literal(o.label);
+  const char* labels[1] = {label.c_str()};
   const char* axis_opts[1] = {"bcvtm"};
   const PLFLT ticks[1] = {0.0};
   const PLINT sub_ticks[1] = {0};
@@ -135,10 +98,7 @@ void write_map_png(const std::string& path, const LatLonGrid& grid,
              PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.02, 0.0, 0.03, 1.0,
              0, 15, 1, 0.0, 0.0, 0, 0.0, 1, label_opts, labels, 1, axis_opts, ticks, sub_ticks,
              n_values, values);
-  plend1();
-  plsstrm(previous);
-  EXADNN_CHECK(plplot_abort_message.empty(), "write_map_png", path,
-               ": PLplot: ", plplot_abort_message);
+  page.finish();
 }
 
 bool read_png_size(const std::string& path, int& width, int& height) {

@@ -1,6 +1,7 @@
-// PNG charts (libpng, a built-in 5x7 font, no other dependency): named x-y series on one chart,
-// drawn as lines, markers or both, with optional vertical error bars, axis labels, a log-scale x
-// axis and a y = x reference line (parity plots); and the two-panel chart of a training run.
+// PNG charts drawn with PLplot (io/plot_page.h: its pngcairo device, antialiased, the system's
+// fonts): named x-y series on one chart, drawn as lines, markers or both, with optional vertical
+// error bars, axis labels, a log-scale x axis and a y = x reference line (parity plots); and the
+// two-panel chart of a training run.
 //
 //   io::Series l8{"L = 8", temperatures, heat_capacity, heat_capacity_error,
 //                 io::PlotStyle::lines_and_markers};
@@ -37,7 +38,8 @@ struct Series {
 
 /// What a chart shows besides its series. The axis ranges cover every point and error bar (with
 /// a 5% margin); ticks are 1, 2, 5 x 10^k (whole numbers when the data are), powers of ten on a
-/// log axis. Text is ASCII; other characters are drawn as '?'.
+/// log axis (and 2 and 5 x 10^k over three decades or fewer). Text is UTF-8, drawn as written
+/// (PLplot's escape character '#' included).
 struct Chart {
   std::string title{};    ///< "" = none
   std::string x_label{};  ///< under the x axis; "" = none

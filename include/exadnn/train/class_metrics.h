@@ -54,10 +54,16 @@ class ClassMetrics {
 ClassMetrics evaluate_classes(nn::Module& model, const TrainingData& data, int64_t batch_size,
                               int64_t classes, Device device = Device::cpu());
 
-/// Writes the confusion matrix as a PNG heat map: row = label (class 0 at the top), column =
-/// prediction (class 0 at the left), the colour of each cell the fraction of its row (white 0,
-/// dark blue 1), cells of max(2, min(32, 768 / classes)) pixels with a grey grid when they are at
-/// least 6 pixels. An Error names the file when it cannot be written.
+/// Writes the confusion matrix as a PNG heat map drawn with PLplot (io/plot_page.h): row = label
+/// (class 0 at the top), column = prediction (class 0 at the left), the colour of each cell the
+/// fraction of its row (white 0, dark blue 1; a class without examples is white), with a grey grid
+/// between cells of 6 pixels or more, each cell's fraction written in it when cells are 36 pixels
+/// or more, every class labelled up to 20 classes, a colour bar, and the test set's size and top-1
+/// accuracy in the title. The matrix is confusion_png_side(classes) pixels square, the page
+/// 250 pixels wider and 150 taller. An Error names the file when it cannot be written.
 void write_confusion_png(const std::string& path, const ClassMetrics& metrics);
+
+/// The side of write_confusion_png's matrix in pixels: 48 per class, within 360 .. 900.
+int confusion_png_side(int64_t classes);
 
 }  // namespace exadnn::train
