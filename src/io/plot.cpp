@@ -83,8 +83,9 @@ struct Axis {
   double unit(double v) const { return log ? std::log10(v) : v; }
 };
 
-// `integers`: the data are whole numbers, so a linear axis's ticks are too.
-Axis make_axis(double a, double b, bool log, bool integers) {
+// `integers`: the data are whole numbers, so a linear axis's ticks are too; `ticks`: about how
+// many labelled ticks the axis has room for.
+Axis make_axis(double a, double b, bool log, bool integers, int ticks) {
   Axis axis;
   axis.log = log;
   if (log) {
@@ -97,7 +98,7 @@ Axis make_axis(double a, double b, bool log, bool integers) {
   const double pad = 0.05 * (b - a);
   axis.lo = a - pad, axis.hi = b + pad;
   if (!log) {
-    axis.step = nice_step((axis.hi - axis.lo) / 5);
+    axis.step = nice_step((axis.hi - axis.lo) / std::max(2, ticks));
     if (integers) axis.step = std::max(axis.step, 1.0);
   }
   return axis;
@@ -128,16 +129,21 @@ std::string who(const std::vector<Series>& series, size_t k) {
                                 : detail::cat("series '", series[k].name, "'");
 }
 
-// Everything write_chart refuses, before anything is drawn.
-void check(const std::string& path, const Chart& chart, const std::vector<Series>& series) {
-  auto require = [&path](bool ok, const auto&... message) {
-    if (!ok) throw Error("plot", detail::cat(path, ": ", message...));
+void check_size(const std::string& path, int width, int height) {
+  if (!(width >= 200 && height >= 150 && width <= 10000 && height <= 10000))
+    throw Error("plot", detail::cat(path, ": chart size ", width, "x", height,
+                                    " is outside 200x150 .. 10000x10000"));
+}
+
+// Everything a chart refuses, before anything is drawn; `panel` names the chart in a page of
+// several ("" for a chart alone).
+void check(const std::string& path, const std::string& panel, const Chart& chart,
+           const std::vector<Series>& series) {
+  auto require = [&](bool ok, const auto&... message) {
+    if (!ok) throw Error("plot", detail::cat(path, ": ", panel, message...));
   };
-  require(
-      chart.width >= 200 && chart.height >= 150 && chart.width <= 10000 && chart.height <= 10000,
-      "chart size ", chart.width, "x", chart.height, " is outside 200x150 .. 10000x10000");
-  require(!(chart.reference_line && chart.log_x),
-          "a y = x reference line needs a linear x axis (log_x is set)");
+  require(!(chart.reference_line && (chart.log_x || chart.log_y)),
+          "a y = x reference line needs linear axes (log_x or log_y is set)");
   require(!series.empty(), "no series to draw");
   for (size_t k = 0; k < series.size(); ++k) {
     const Series& s = series[k];
@@ -152,10 +158,14 @@ void check(const std::string& path, const Chart& chart, const std::vector<Series
       require(std::isfinite(s.y[i]), name, ": y[", i, "] is ", s.y[i]);
       require(!chart.log_x || s.x[i] > 0, name, ": x[", i, "] is ", s.x[i],
               ", but the log-scale x axis needs x > 0");
+      require(!chart.log_y || s.y[i] > 0, name, ": y[", i, "] is ", s.y[i],
+              ", but the log-scale y axis needs y > 0");
       if (s.y_error.empty()) continue;
       require(std::isfinite(s.y_error[i]), name, ": y_error[", i, "] is ", s.y_error[i]);
       require(s.y_error[i] >= 0, name, ": y_error[", i, "] is ", s.y_error[i],
               " (an error bar's half-height must be >= 0)");
+      require(!chart.log_y || s.y[i] - s.y_error[i] > 0, name, ": y[", i, "] - y_error[", i,
+              "] is ", s.y[i] - s.y_error[i], ", but the log-scale y axis needs the bar above 0");
     }
   }
 }
@@ -194,9 +204,10 @@ std::string tick_label(double v) {
 struct Points {
   std::vector<PLFLT> x, y;
 };
-Points points(const Series& s, const Axis& x_axis) {
+Points points(const Series& s, const Axis& x_axis, const Axis& y_axis) {
   Points p;
-  for (size_t i = 0; i < s.x.size(); ++i) p.x.push_back(x_axis.unit(s.x[i])), p.y.push_back(s.y[i]);
+  for (size_t i = 0; i < s.x.size(); ++i)
+    p.x.push_back(x_axis.unit(s.x[i])), p.y.push_back(y_axis.unit(s.y[i]));
   return p;
 }
 
@@ -208,18 +219,18 @@ PLINT legend_corner(const Chart& chart, const std::vector<Series>& series, const
   const double w = std::min(0.6, 0.12 + 0.012 * static_cast<double>(name_length));
   const double h = std::min(0.9, 0.04 + 0.07 * static_cast<double>(rows));
   std::vector<std::pair<double, double>> samples;  // fractions of the plot, y up
-  auto add = [&](double u, double v) {
+  auto add = [&](double u, double v) {             // axis units
     samples.emplace_back((u - x.lo) / (x.hi - x.lo), (v - y.lo) / (y.hi - y.lo));
   };
   for (const Series& s : series)
     for (size_t i = 0; i < s.x.size(); ++i) {
-      add(x.unit(s.x[i]), s.y[i]);
-      if (error_of(s, i) > 0) add(x.unit(s.x[i]), s.y[i] - error_of(s, i));
-      if (error_of(s, i) > 0) add(x.unit(s.x[i]), s.y[i] + error_of(s, i));
+      const double u = x.unit(s.x[i]), v = y.unit(s.y[i]);
+      add(u, v);
+      if (error_of(s, i) > 0) add(u, y.unit(s.y[i] - error_of(s, i)));
+      if (error_of(s, i) > 0) add(u, y.unit(s.y[i] + error_of(s, i)));
       if (draws_line(s) && i + 1 < s.x.size())
         for (int t = 1; t < 4; ++t)
-          add(x.unit(s.x[i]) + (x.unit(s.x[i + 1]) - x.unit(s.x[i])) * t / 4,
-              s.y[i] + (s.y[i + 1] - s.y[i]) * t / 4);
+          add(u + (x.unit(s.x[i + 1]) - u) * t / 4, v + (y.unit(s.y[i + 1]) - v) * t / 4);
     }
   if (chart.reference_line)
     for (int t = 0; t <= 40; ++t) samples.emplace_back(t / 40.0, t / 40.0);
@@ -275,10 +286,28 @@ void legend(const Chart& chart, const std::vector<Series>& series, const Axis& x
            symbol_scales.data(), symbol_numbers.data(), symbol_pointers.data());
 }
 
-// Draws a checked chart in the page's next subpage; series k gets colour and marker
-// k + colour_offset.
+// A log axis's grid lines, ticks and labels at log_axis_ticks (PLplot labels only decades):
+// `x` the bottom axis, else the left one; `other` the axis across it.
+void draw_log_axis(const Axis& axis, const Axis& other, bool x, int colour) {
+  const std::vector<double> ticks = log_axis_ticks(axis);
+  const double tick = 0.015 * (other.hi - other.lo);
+  for (const double v : ticks) {
+    const double u = std::log10(v), at = (u - axis.lo) / (axis.hi - axis.lo);
+    plcol0(kGrid);
+    if (x) pljoin(u, other.lo, u, other.hi);
+    if (!x) pljoin(other.lo, u, other.hi, u);
+    plcol0(colour);
+    if (x) pljoin(u, other.lo, u, other.lo + tick), pljoin(u, other.hi, u, other.hi - tick);
+    if (!x) pljoin(other.lo, u, other.lo + tick, u), pljoin(other.hi, u, other.hi - tick, u);
+    if (x) plmtex("b", 1.5, at, 0.5, tick_label(v).c_str());
+    if (!x) plmtex("lv", 0.6, at, 1.0, tick_label(v).c_str());
+  }
+}
+
+// Draws a checked chart in the page's next subpage, of width x height pixels; series k gets
+// colour and marker k + colour_offset.
 void draw(const Chart& chart, const std::vector<Series>& series, size_t colour_offset,
-          bool with_legend) {
+          bool with_legend, int width, int height) {
   // The data ranges, error bars included.
   double xa = INFINITY, xb = -INFINITY, ya = INFINITY, yb = -INFINITY;
   bool x_integers = true, y_integers = true;
@@ -294,27 +323,27 @@ void draw(const Chart& chart, const std::vector<Series>& series, size_t colour_o
     xa = ya = std::min(xa, ya), xb = yb = std::max(xb, yb);
     x_integers = y_integers = x_integers && y_integers;
   }
-  const Axis x = make_axis(xa, xb, chart.log_x, x_integers);
-  const Axis y = make_axis(ya, yb, false, y_integers);
+  // A labelled tick every ~120 pixels across, every ~70 up.
+  const Axis x = make_axis(xa, xb, chart.log_x, x_integers, width / 120);
+  const Axis y = make_axis(ya, yb, chart.log_y, y_integers, height / 70);
 
   pladv(0);
+  // Characters 13.5 pixels high whatever the page's size and panels (PLplot's default grows
+  // with the page, and its sizes are in millimetres: the subpage's give the pixels per mm).
+  PLFLT left = 0, right = 0, bottom = 0, top = 0;
+  plgspa(&left, &right, &bottom, &top);
+  plschr(13.5 * (right - left) / width, 1.0);
   plvsta();
   plwind(x.lo, x.hi, y.lo, y.hi);
-  // The grid, then the frame, ticks and labels over it.
+  // The grid, then the frame, ticks and labels over it (PLplot's own on a linear axis).
   plwidth(1.0);
   plcol0(kGrid);
-  plbox(x.log ? "" : "g", x.step, 0, "g", y.step, 0);
-  const std::vector<double> x_log_ticks = x.log ? log_axis_ticks(x) : std::vector<double>{};
-  for (const double v : x_log_ticks) pljoin(std::log10(v), y.lo, std::log10(v), y.hi);
+  plbox(x.log ? "" : "g", x.step, 0, y.log ? "" : "g", y.step, 0);
   plcol0(kText);
-  plbox(x.log ? "bc" : "bcnst", x.step, 0, "bcnstv", y.step, 0);
-  const double tick = 0.015 * (y.hi - y.lo);
-  for (const double v : x_log_ticks) {
-    const double u = std::log10(v);
-    pljoin(u, y.lo, u, y.lo + tick);
-    pljoin(u, y.hi, u, y.hi - tick);
-    plmtex("b", 1.5, (u - x.lo) / (x.hi - x.lo), 0.5, tick_label(v).c_str());
-  }
+  plbox(x.log ? "bc" : "bcnst", x.step, 0, y.log ? "bc" : "bcnstv", y.step, 0);
+  if (x.log) draw_log_axis(x, y, true, kText);
+  if (y.log) draw_log_axis(y, x, false, kText);
+  plcol0(kText);
   pllab(plplot_literal(chart.x_label).c_str(), plplot_literal(chart.y_label).c_str(),
         plplot_literal(chart.title).c_str());
 
@@ -328,15 +357,17 @@ void draw(const Chart& chart, const std::vector<Series>& series, size_t colour_o
   }
   for (size_t k = 0; k < series.size(); ++k) {
     const Series& s = series[k];
-    const Points p = points(s, x);
+    const Points p = points(s, x, y);
     const PLINT n = static_cast<PLINT>(p.x.size());
     plcol0(kFirstSeries + static_cast<PLINT>(k + colour_offset));
     if (!s.y_error.empty()) {
       std::vector<PLFLT> low(s.y.size()), high(s.y.size());
       for (size_t i = 0; i < s.y.size(); ++i)
-        low[i] = s.y[i] - s.y_error[i], high[i] = s.y[i] + s.y_error[i];
+        low[i] = y.unit(s.y[i] - s.y_error[i]), high[i] = y.unit(s.y[i] + s.y_error[i]);
       plwidth(1.5);
+      plsmin(0, 2.5);  // the caps' length is the minor ticks'
       plerry(n, p.x.data(), low.data(), high.data());
+      plsmin(0, 1.0);
     }
     if (draws_line(s)) {
       plwidth(2.0);
@@ -348,15 +379,15 @@ void draw(const Chart& chart, const std::vector<Series>& series, size_t colour_o
   if (with_legend) legend(chart, series, x, y, colour_offset);
 }
 
-// The page's colour map 0: the fixed entries, then `series` series colours from `offset` on.
-void set_colours(size_t series, size_t offset) {
-  plscmap0n(static_cast<PLINT>(kFirstSeries + offset + series));
+// The page's colour map 0: the fixed entries, then `series` series colours.
+void set_colours(size_t series) {
+  plscmap0n(static_cast<PLINT>(kFirstSeries + series));
   plscol0(kBackground, 255, 255, 255);
   plscol0(kText, 40, 40, 40);
   plscol0(kGrid, 228, 228, 228);
   plscol0(kLegendBorder, 190, 190, 190);
   plscol0(kReference, 0, 0, 0);
-  for (size_t k = 0; k < offset + series; ++k) {
+  for (size_t k = 0; k < series; ++k) {
     const Rgb c = series_colour(k);
     plscol0(kFirstSeries + static_cast<PLINT>(k), c.r, c.g, c.b);
   }
@@ -365,10 +396,29 @@ void set_colours(size_t series, size_t offset) {
 }  // namespace
 
 void write_chart(const std::string& path, const Chart& chart, const std::vector<Series>& series) {
-  check(path, chart, series);
-  PlotPage page(path, chart.width, chart.height, "plot");
-  set_colours(series.size(), 0);
-  draw(chart, series, 0, true);
+  check_size(path, chart.width, chart.height);
+  write_panels(path, {{chart, series}}, 1, chart.width, chart.height);
+}
+
+void write_panels(const std::string& path, const std::vector<Panel>& panels, int columns, int width,
+                  int height) {
+  check_size(path, width, height);
+  EXADNN_CHECK(!panels.empty(), "plot", path, ": no panels to draw");
+  EXADNN_CHECK(columns >= 1, "plot", path, ": ", columns, " columns (at least 1)");
+  size_t colours = 0;
+  for (size_t k = 0; k < panels.size(); ++k) {
+    check(path, panels.size() > 1 ? detail::cat("panel ", k, ": ") : std::string(), panels[k].chart,
+          panels[k].series);
+    colours = std::max(colours, panels[k].first_colour + panels[k].series.size());
+  }
+  const int rows = static_cast<int>((panels.size() + columns - 1) / columns);
+  PlotPage page(path, width, height, "plot");
+  plssub(std::min<PLINT>(columns, static_cast<PLINT>(panels.size())), rows);
+  set_colours(colours);
+  const int columns_used = std::min<int>(columns, static_cast<int>(panels.size()));
+  for (const Panel& panel : panels)
+    draw(panel.chart, panel.series, panel.first_colour, panel.legend, width / columns_used,
+         height / rows);
   page.finish();
 }
 
@@ -395,15 +445,8 @@ void write_training_plot(const std::string& path, const std::vector<double>& los
   Chart left, right;
   left.title = "train loss", right.title = "test accuracy %";
   left.x_label = right.x_label = "epoch";
-  left.width = right.width = 450, left.height = right.height = 360;
-  check(path, left, {losses});
-  check(path, right, {percent});
-  PlotPage page(path, 900, 360, "plot");
-  plssub(2, 1);
-  set_colours(1, 3);
-  draw(left, {losses}, 0, false);
-  draw(right, {percent}, 3, false);  // blue loss, red accuracy
-  page.finish();
+  // Blue loss, red accuracy (colour 3), no legends: the titles say what each is.
+  write_panels(path, {{left, {losses}, false, 0}, {right, {percent}, false, 3}}, 2, 900, 360);
 }
 
 }  // namespace exadnn::io

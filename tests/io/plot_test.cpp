@@ -104,18 +104,23 @@ TEST_F(Plot, ErrorBarsMarkersAndLines) {
   EXPECT_GT(image.count(kGreen), 100);
 
   // The axis range covers the error bars: the highest and lowest blue rows are the bars' caps
-  // (several pixels wide), not a bar cut off by the frame (a pixel or two). No name, so no legend
-  // in the way.
+  // (several pixels wide), not a bar cut off by the frame (a pixel or two). Blue counts the
+  // antialiased edges too (blue over white: blue well above red). No name, so no legend in the way.
   const fs::path bars = scratch("bars.png");
   io::write_chart(bars.string(), {},
                   {{"", {1, 2, 3}, {1, 2, 3}, {0.5, 3, 0.5}, io::PlotStyle::markers}});
   const Image b = read_png(bars);
+  auto bluish_in_row = [&](int y) {
+    int n = 0;
+    for (int x = 0; x < b.width; ++x) n += b.at(x, y)[2] - b.at(x, y)[0] > 40;
+    return n;
+  };
   int top = -1, bottom = -1;
   for (int y = 0; y < b.height; ++y)
-    if (b.count_in_row(y, kBlue) > 0) bottom = y, top = top < 0 ? y : top;
+    if (bluish_in_row(y) > 0) bottom = y, top = top < 0 ? y : top;
   ASSERT_GE(top, 0);
-  EXPECT_GE(b.count_in_row(top, kBlue), 6);
-  EXPECT_GE(b.count_in_row(bottom, kBlue), 6);
+  EXPECT_GE(bluish_in_row(top), 6);
+  EXPECT_GE(bluish_in_row(bottom), 6);
   EXPECT_GT(bottom - top, b.height / 2);  // the 6-unit bar spans most of the 7-unit range
 
   // Markers alone draw less than the same points joined by lines.
@@ -198,6 +203,70 @@ TEST_F(Plot, LogScaleX) {
   EXPECT_GT(image.count(kOrange), 200);
 }
 
+// Markers at y = 1, 10, 100, 1000 on a log y axis are evenly spaced down the image; on a linear
+// one the first three crowd together at the bottom.
+TEST_F(Plot, LogScaleYSpacesDecadesEvenly) {
+  auto centres = [](const Image& image) {  // the blue markers' rows, bottom to top
+    std::vector<double> rows;
+    bool inside = false;
+    double sum = 0, n = 0;
+    for (int y = image.height - 1; y >= 0; --y) {
+      const int c = image.count_in_row(y, kBlue);
+      if (c > 0) sum += y * double(c), n += c;
+      if (c == 0 && inside) rows.push_back(sum / n), sum = n = 0;
+      inside = c > 0;
+    }
+    return rows;
+  };
+  io::Chart chart;
+  chart.log_y = true;
+  const fs::path path = scratch("log_y.png");
+  const io::Series decades{"", {1, 2, 3, 4}, {1, 10, 100, 1000}, {}, io::PlotStyle::markers};
+  io::write_chart(path.string(), chart, {decades});
+  const std::vector<double> log_rows = centres(read_png(path));
+  ASSERT_EQ(log_rows.size(), 4u);
+  for (int k = 1; k < 3; ++k)
+    EXPECT_NEAR(log_rows[k] - log_rows[k + 1], log_rows[0] - log_rows[1], 2.0) << k;
+  chart.log_y = false;
+  io::write_chart(path.string(), chart, {decades});
+  const std::vector<double> linear_rows = centres(read_png(path));
+  ASSERT_GE(linear_rows.size(), 2u);
+  const double span = linear_rows.front() - linear_rows.back();
+  for (size_t k = 1; k + 1 < linear_rows.size(); ++k)  // 10 and 100 merge with 1, or nearly
+    EXPECT_LT(linear_rows.front() - linear_rows[k], 0.15 * span) << k;
+}
+
+// Three panels side by side, each series in its own colour (first_colour), each panel's colour
+// in its own third of the page.
+TEST_F(Plot, PanelsSideBySide) {
+  const fs::path path = scratch("panels.png");
+  std::vector<io::Panel> panels;
+  for (size_t k = 0; k < 3; ++k) {
+    io::Chart chart;
+    chart.title = "panel " + std::to_string(k);
+    panels.push_back(
+        {chart, {{"s", {0, 1, 2}, {1, 0, 2}, {}, io::PlotStyle::lines_and_markers}}, false, k});
+  }
+  io::write_panels(path.string(), panels, 3, 1200, 400);
+  const Image image = read_png(path);
+  ASSERT_EQ(image.width, 1200);
+  ASSERT_EQ(image.height, 400);
+  const std::array<Colour, 3> colours{kBlue, kOrange, kGreen};
+  for (int k = 0; k < 3; ++k)
+    for (int third = 0; third < 3; ++third) {
+      int n = 0;
+      for (int y = 0; y < image.height; ++y)
+        for (int x = third * 400; x < (third + 1) * 400; ++x) n += image.at(x, y) == colours[k];
+      if (third == k) EXPECT_GT(n, 100) << "panel " << k;
+      if (third != k) EXPECT_EQ(n, 0) << "panel " << k << " in third " << third;
+    }
+  EXPECT_EXADNN_ERROR(
+      io::write_panels(path.string(), {panels[0], {{}, {{"bad", {1}, {}}}}}, 2, 800, 400),
+      "panel 1: series 'bad' has 1 x values and 0 y values");
+  EXPECT_EXADNN_ERROR(io::write_panels(path.string(), {}, 1, 800, 400), "no panels");
+  EXPECT_EXADNN_ERROR(io::write_panels(path.string(), panels, 0, 800, 400), "0 columns");
+}
+
 TEST_F(Plot, RefusesBadInputNamingTheFileAndTheSeries) {
   const fs::path path = scratch("refused.png");
   const std::string p = path.string();
@@ -222,9 +291,15 @@ TEST_F(Plot, RefusesBadInputNamingTheFileAndTheSeries) {
   log.log_x = true;
   EXPECT_EXADNN_ERROR(io::write_chart(p, log, {{"g", {0, 1}, {1, 2}}}), p,
                       "series 'g': x[0] is 0, but the log-scale x axis needs x > 0");
+  io::Chart log_y;
+  log_y.log_y = true;
+  EXPECT_EXADNN_ERROR(io::write_chart(p, log_y, {{"k", {1, 2}, {1, -2}}}), p,
+                      "series 'k': y[1] is -2, but the log-scale y axis needs y > 0");
+  EXPECT_EXADNN_ERROR(io::write_chart(p, log_y, {{"l", {1}, {1}, {1}}}), p,
+                      "series 'l': y[0] - y_error[0] is 0");
   log.reference_line = true;
   EXPECT_EXADNN_ERROR(io::write_chart(p, log, {{"h", {1}, {1}}}), p,
-                      "reference line needs a linear x axis");
+                      "reference line needs linear axes");
   io::Chart tiny;
   tiny.width = 10;
   EXPECT_EXADNN_ERROR(io::write_chart(p, tiny, {{"i", {1}, {1}}}), p, "chart size 10x480");

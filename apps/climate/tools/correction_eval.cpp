@@ -8,7 +8,8 @@
 // network's f32 weights for the corrected streams, over every value of every output step).
 //
 //   correction_eval --ne 16 --p 4 --days 6 --train-days 3 --every-hours 3 --out eval
-// writes eval/correction_eval.json, eval/correction_curves_h.png and _u.png, and prints the table.
+// writes eval/correction_eval.json and eval/correction_curves.png (h, u, v side by side, RMSE
+// against bytes per value on log axes), and prints the table.
 #include <exadnn/core/host_heap.h>
 #include <exadnn/io/plot.h>
 #include <CLI/CLI.hpp>
@@ -381,26 +382,34 @@ void subsampling_points(const std::vector<Step>& steps, int train_count, const O
   }
 }
 
-void write_curves(const std::string& path, int field, const std::vector<Point>& points) {
-  std::vector<exadnn::io::Series> series;
-  for (const Point& p : points) {
-    if (!(p.rmse[field] > 0)) continue;  // exact (a 1:1 ratio): no place on a log axis
-    auto it = std::find_if(series.begin(), series.end(),
-                           [&](const exadnn::io::Series& s) { return s.name == p.method; });
-    if (it == series.end()) {
-      series.push_back({p.method, {}, {}, {}, exadnn::io::PlotStyle::lines_and_markers});
-      it = series.end() - 1;
+// The curves of error against storage: one panel per field (h, u, v), each method a series, both
+// axes logarithmic.
+void write_curves(const std::string& path, const std::vector<Point>& points) {
+  std::vector<exadnn::io::Panel> panels;
+  for (int field = 0; field < 3; ++field) {
+    exadnn::io::Panel panel;
+    for (const Point& p : points) {
+      if (!(p.rmse[field] > 0)) continue;  // exact (a 1:1 ratio): no place on a log axis
+      auto it = std::find_if(panel.series.begin(), panel.series.end(),
+                             [&](const exadnn::io::Series& s) { return s.name == p.method; });
+      if (it == panel.series.end()) {
+        panel.series.push_back({p.method, {}, {}, {}, exadnn::io::PlotStyle::lines_and_markers});
+        it = panel.series.end() - 1;
+      }
+      it->x.push_back(p.bytes_per_value);
+      it->y.push_back(p.rmse[field]);
     }
-    it->x.push_back(p.bytes_per_value);
-    it->y.push_back(std::log10(p.rmse[field]));
+    if (panel.series.empty()) continue;  // every stream exact
+    panel.chart.title = std::string("later days: RMSE of ") + kFieldNames[field];
+    panel.chart.x_label = "bytes per value";
+    panel.chart.y_label =
+        std::string("RMSE of ") + kFieldNames[field] + (field == 0 ? " [m]" : " [m/s]");
+    panel.chart.log_x = panel.chart.log_y = true;
+    panels.push_back(panel);
   }
-  exadnn::io::Chart chart;
-  chart.title = std::string("Galewsky, later days: error of ") + kFieldNames[field] + " vs storage";
-  chart.x_label = "bytes per value";
-  chart.y_label =
-      std::string("log10 RMSE of ") + kFieldNames[field] + (field == 0 ? " [m]" : " [m/s]");
-  chart.log_x = true;
-  exadnn::io::write_chart(path, chart, series);
+  if (panels.empty()) return;
+  exadnn::io::write_panels(path, panels, static_cast<int>(panels.size()),
+                           560 * static_cast<int>(panels.size()), 520);
 }
 
 }  // namespace
@@ -517,8 +526,7 @@ int main(int argc, char** argv) {
                      {"training_seconds", p.seconds}});
     }
     std::ofstream(o.out + "/correction_eval.json") << out.dump(2) << "\n";
-    write_curves(o.out + "/correction_curves_h.png", 0, points);
-    write_curves(o.out + "/correction_curves_u.png", 1, points);
+    write_curves(o.out + "/correction_curves.png", points);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "correction_eval: %s\n", e.what());
     return 1;

@@ -45,9 +45,10 @@ struct Chart {
   std::string x_label{};  ///< under the x axis; "" = none
   std::string y_label{};  ///< along the y axis, read bottom to top; "" = none
   bool log_x = false;     ///< log-scale x axis (every x must be > 0)
+  bool log_y = false;     ///< log-scale y axis (every y, and every error bar's foot, must be > 0)
   /// The dashed grey line y = x (a parity plot: predicted against reference); both axes then
   /// cover the same range, the union of the x and y data, so the line runs corner to corner and
-  /// the legend lists it as "y = x". Needs a linear x axis.
+  /// the legend lists it as "y = x". Needs linear axes.
   bool reference_line = false;
   int width = 900, height = 480;  ///< pixels; 200x150 to 10000x10000
 };
@@ -58,6 +59,20 @@ struct Chart {
 /// infinite value, a negative error, x <= 0 on a log axis, a size out of range; and naming the
 /// file when it cannot be created or written.
 void write_chart(const std::string& path, const Chart& chart, const std::vector<Series>& series);
+
+/// One chart of a page of several (write_panels).
+struct Panel {
+  Chart chart{};  ///< its width and height are not used: the page's are
+  std::vector<Series> series{};
+  bool legend = true;       ///< the legend of its named series
+  size_t first_colour = 0;  ///< series k gets colour and marker first_colour + k
+};
+
+/// Writes `path` (PNG, width x height, 200x150 to 10000x10000): the panels in `columns` columns,
+/// left to right and top to bottom, each drawn as write_chart draws a chart. Refuses what
+/// write_chart refuses, naming the panel's index; and no panel or fewer than 1 column.
+void write_panels(const std::string& path, const std::vector<Panel>& panels, int columns, int width,
+                  int height);
 
 /// write_chart with a title and an x label, everything else as Chart's defaults (900x480).
 void write_series_plot(const std::string& path, const std::string& title,
