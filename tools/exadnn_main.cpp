@@ -52,7 +52,9 @@ int main(int argc, char** argv) {
   train->add_option("--set", overrides,
                     "override a config key: --set optimizer.lr=0.1 (repeatable)");
   train->add_option("--metrics-out", metrics_out, "write metrics JSON here");
-  train->add_option("--checkpoint-dir", checkpoint_dir, "write DIR/last.ckpt after each epoch");
+  train->add_option(
+      "--checkpoint-dir", checkpoint_dir,
+      "write DIR/last.ckpt after each epoch, DIR/best.ckpt at each new best test score");
   train->add_flag("--resume", resume, "continue from DIR/last.ckpt");
   train->add_flag("--overwrite", overwrite, "replace a DIR/last.ckpt left by an earlier run");
   train->add_option("--plot", plot, "write a PNG of loss and accuracy per epoch");

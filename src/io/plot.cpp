@@ -194,9 +194,20 @@ std::vector<double> log_axis_ticks(const Axis& axis) {
   return ticks;
 }
 
+// A log axis's tick label: plain between 0.01 and 10^4, else m x 10^k with the exponent raised
+// (PLplot's "#u" / "#d"), so labels stay short enough to leave the axis title room.
 std::string tick_label(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
+  char buf[48];
+  if (v >= 0.01 && v < 1e4) {
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+  }
+  const int k = static_cast<int>(std::floor(std::log10(v) + 1e-9));
+  const double m = v / std::pow(10.0, k);
+  if (std::fabs(m - 1) < 1e-6)
+    std::snprintf(buf, sizeof buf, "10#u%d#d", k);
+  else
+    std::snprintf(buf, sizeof buf, "%g#(2236)10#u%d#d", m, k);  // 2236: PLplot's times sign
   return buf;
 }
 
@@ -278,12 +289,16 @@ void legend(const Chart& chart, const std::vector<Series>& series, const Axis& x
     text_pointers.push_back(texts[i].c_str()), symbol_pointers.push_back(symbols[i].c_str());
   const PLINT n = static_cast<PLINT>(texts.size());
   PLFLT width = 0, height = 0;
-  pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-           PL_POSITION_INSIDE | legend_corner(chart, series, x, y, texts.size(), name_length), 0.02,
-           0.03, 0.06, kBackground, kLegendBorder, 1, 0, 0, n, options.data(), 0.6, 0.9, 2.0, 0.0,
-           text_colours.data(), text_pointers.data(), nullptr, nullptr, nullptr, nullptr,
-           line_colours.data(), line_styles.data(), line_widths.data(), symbol_colours.data(),
-           symbol_scales.data(), symbol_numbers.data(), symbol_pointers.data());
+  const PLINT position =
+      chart.legend_outside
+          ? PL_POSITION_OUTSIDE | PL_POSITION_RIGHT
+          : PL_POSITION_INSIDE | legend_corner(chart, series, x, y, texts.size(), name_length);
+  pllegend(&width, &height, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, position,
+           chart.legend_outside ? 0.03 : 0.02, chart.legend_outside ? 0.0 : 0.03, 0.06, kBackground,
+           kLegendBorder, 1, 0, 0, n, options.data(), 0.6, 0.9, 2.0, 0.0, text_colours.data(),
+           text_pointers.data(), nullptr, nullptr, nullptr, nullptr, line_colours.data(),
+           line_styles.data(), line_widths.data(), symbol_colours.data(), symbol_scales.data(),
+           symbol_numbers.data(), symbol_pointers.data());
 }
 
 // A log axis's grid lines, ticks and labels at log_axis_ticks (PLplot labels only decades):
@@ -334,6 +349,24 @@ void draw(const Chart& chart, const std::vector<Series>& series, size_t colour_o
   plgspa(&left, &right, &bottom, &top);
   plschr(13.5 * (right - left) / width, 1.0);
   plvsta();
+  if (chart.legend_outside) {  // the plot narrowed by the legend's estimated width
+    size_t longest = chart.reference_line ? 5 : 0;
+    for (const Series& s : series) longest = std::max(longest, s.name.size());
+    const double legend_pixels = 7.5 * static_cast<double>(longest) + 110;
+    // plvsta's viewport comes back in the page's normalised coordinates; plvpor takes the
+    // subpage's: through millimetres (the subpage's from plgspa, the page's from its pixels).
+    PLFLT vx0 = 0, vx1 = 0, vy0 = 0, vy1 = 0, sx0 = 0, sx1 = 0, sy0 = 0, sy1 = 0;
+    plgvpd(&vx0, &vx1, &vy0, &vy1);
+    plgspa(&sx0, &sx1, &sy0, &sy1);
+    PLFLT dpi_x = 0, dpi_y = 0;
+    PLINT page_w = 0, page_h = 0, off_x = 0, off_y = 0;
+    plgpage(&dpi_x, &dpi_y, &page_w, &page_h, &off_x, &off_y);
+    const double mm_per_pixel = (sx1 - sx0) / width;
+    const auto sub_x = [&](double v) { return (v * page_w * mm_per_pixel - sx0) / (sx1 - sx0); };
+    const auto sub_y = [&](double v) { return (v * page_h * mm_per_pixel - sy0) / (sy1 - sy0); };
+    const double left = sub_x(vx0), right = sub_x(vx1);
+    plvpor(left, std::max(left + 0.25, right - legend_pixels / width), sub_y(vy0), sub_y(vy1));
+  }
   plwind(x.lo, x.hi, y.lo, y.hi);
   // The grid, then the frame, ticks and labels over it (PLplot's own on a linear axis).
   plwidth(1.0);

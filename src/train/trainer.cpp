@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
 
 #include "exadnn/backend/denormals.h"
 #include "exadnn/data/validate.h"
@@ -97,6 +98,7 @@ struct Trainer::Run {
   DType autocast = DType::f32;
   std::unique_ptr<optim::GradScaler> scaler;
   std::string last_checkpoint;  // checkpoint_dir/last.ckpt ("" = none)
+  std::string best_checkpoint;  // checkpoint_dir/best.ckpt: the epoch of the highest test score
   int64_t next_epoch = 1;
   int64_t resumed_epoch = 0;
   std::vector<EpochRecord> history;
@@ -205,8 +207,10 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
       optim::GradScalerOptions()
           .enabled(c.precision == "fp16")
           .overflow_agreement([s = r.strategy.get()](bool f) { return s->any_rank(f); }));
-  if (!r.options.checkpoint_dir.empty())
+  if (!r.options.checkpoint_dir.empty()) {
     r.last_checkpoint = (std::filesystem::path(r.options.checkpoint_dir) / "last.ckpt").string();
+    r.best_checkpoint = (std::filesystem::path(r.options.checkpoint_dir) / "best.ckpt").string();
+  }
   const StateDict resumed_optimizer = r.options.resume ? r.resume() : StateDict();
   // data.stream: the kind's out-of-core stream gives this rank's batches (their own order, which
   // balanced sampling cannot reweigh).
@@ -335,11 +339,17 @@ double Trainer::fit() {
     r.history.push_back(record);
     for (const auto& hook : r.epoch_hooks) hook(record);
     if (!r.last_checkpoint.empty() && r.root) {
-      io::save_checkpoint(r.last_checkpoint, r.training_state(optimizer_state),
-                          {{"epoch", std::to_string(epoch)},
-                           {"config", r.config.source},
-                           {"history", history_json(r.history)},
-                           {"exadnn_version", version()}});
+      const StateDict state = r.training_state(optimizer_state);
+      const std::map<std::string, std::string> metadata{{"epoch", std::to_string(epoch)},
+                                                        {"config", r.config.source},
+                                                        {"history", history_json(r.history)},
+                                                        {"exadnn_version", version()}};
+      io::save_checkpoint(r.last_checkpoint, state, metadata);
+      // The best epoch so far (higher score is better; the first of equal ones) is kept too.
+      const bool best = std::all_of(r.history.begin(), r.history.end() - 1, [&](const auto& e) {
+        return record.test_accuracy > e.test_accuracy;
+      });
+      if (best) io::save_checkpoint(r.best_checkpoint, state, metadata);
       for (const auto& hook : r.checkpoint_hooks) hook(r.last_checkpoint, epoch);
     }
   }

@@ -267,6 +267,28 @@ TEST_F(Plot, PanelsSideBySide) {
   EXPECT_EXADNN_ERROR(io::write_panels(path.string(), panels, 0, 800, 400), "0 columns");
 }
 
+// legend_outside narrows the plot to leave the legend room right of it, also when no legend is
+// drawn (panels in one column line up): a horizontal line across the data's range is shorter.
+TEST_F(Plot, LegendOutsideNarrowsThePlot) {
+  auto line_extent = [](const Image& image) {
+    int lo = image.width, hi = -1;
+    for (int y = 0; y < image.height; ++y)
+      for (int x = 0; x < image.width; ++x)
+        if (image.at(x, y) == kBlue) lo = std::min(lo, x), hi = std::max(hi, x);
+    return hi - lo;
+  };
+  const fs::path path = scratch("outside.png");
+  const io::Series flat{"", {0, 10}, {1, 1}, {}, io::PlotStyle::lines};
+  io::Chart chart;
+  io::write_chart(path.string(), chart, {flat});
+  const int inside = line_extent(read_png(path));
+  chart.legend_outside = true;
+  io::write_chart(path.string(), chart, {flat});
+  const int outside = line_extent(read_png(path));
+  EXPECT_GT(inside, 500);
+  EXPECT_GT(inside - outside, 80);
+}
+
 TEST_F(Plot, RefusesBadInputNamingTheFileAndTheSeries) {
   const fs::path path = scratch("refused.png");
   const std::string p = path.string();

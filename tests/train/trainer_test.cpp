@@ -160,6 +160,48 @@ TEST(Trainer, TrainsAProgramsOwnModelAndDataWithItsOwnScore) {
   EXPECT_GT(after, before);
 }
 
+// best.ckpt: written at the epochs whose test score beats every earlier one. Scores 0.5, 0.7, 0.6,
+// 0.7: epochs 1 and 2 (the tie at 4 keeps epoch 2); last.ckpt is epoch 4. Resumed for a fifth
+// epoch scoring 0.9, the run writes best.ckpt again (the history came back with last.ckpt).
+TEST(Trainer, BestCheckpointKeepsTheEpochOfTheHighestScore) {
+  const exadnn::testing::ScratchDir dir("exadnn_train_best_");
+  const std::vector<double> scores{0.5, 0.7, 0.6, 0.7, 0.9};
+  size_t calls = 0;
+  auto make = [&](int epochs, bool resume) {
+    manual_seed(3);
+    const Tensor x = rand({64, 1});
+    train::TrainerParts parts;
+    parts.model = std::make_shared<nn::Linear>(nn::LinearOptions(1, 1));
+    parts.data.train = std::make_shared<data::TensorDataset>(x, x);
+    parts.data.test = parts.data.train;
+    parts.score = [&](nn::Module&, const train::TrainingData&) { return scores.at(calls++); };
+    train::TrainConfig config;
+    config.model.clear();
+    config.loss = "mse";
+    config.data.batch_size = 32;
+    config.epochs = epochs;
+    return std::make_unique<train::Trainer>(
+        config, train::TrainOptions{.checkpoint_dir = dir.file("ckpt"), .resume = resume},
+        std::move(parts));
+  };
+  const auto epoch_of = [&](const std::string& name) {
+    return io::load_checkpoint(dir.file("ckpt/" + name)).metadata.at("epoch");
+  };
+  make(4, false)->fit();
+  EXPECT_EQ(calls, 4u);
+  EXPECT_EQ(epoch_of("last.ckpt"), "4");
+  EXPECT_EQ(epoch_of("best.ckpt"), "2");
+  // best.ckpt is a whole checkpoint: the model of epoch 2, which differs from epoch 4's.
+  const io::Checkpoint best = io::load_checkpoint(dir.file("ckpt/best.ckpt"));
+  const io::Checkpoint last = io::load_checkpoint(dir.file("ckpt/last.ckpt"));
+  EXPECT_FALSE(
+      exadnn::testing::all_close(best.tensors.at("model.weight"), last.tensors.at("model.weight")));
+  make(5, true)->fit();
+  EXPECT_EQ(calls, 5u);
+  EXPECT_EQ(epoch_of("last.ckpt"), "5");
+  EXPECT_EQ(epoch_of("best.ckpt"), "5");
+}
+
 TEST(Trainer, ThreadedStrategiesRunWholeEpochsThroughTheLoop) {
   const exadnn::testing::ScratchDir dir("exadnn_train_");
   train::TrainConfig config = tiny_in(dir.path(), 3);

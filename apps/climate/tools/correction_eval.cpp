@@ -8,8 +8,8 @@
 // network's f32 weights for the corrected streams, over every value of every output step).
 //
 //   correction_eval --ne 16 --p 4 --days 6 --train-days 3 --every-hours 3 --out eval
-// writes eval/correction_eval.json and eval/correction_curves.png (h, u, v side by side, RMSE
-// against bytes per value on log axes), and prints the table.
+// writes eval/correction_eval.json and eval/correction_curves.png (h, u, v, RMSE against bytes
+// per value on log axes), and prints the table.
 #include <exadnn/core/host_heap.h>
 #include <exadnn/io/plot.h>
 #include <CLI/CLI.hpp>
@@ -382,8 +382,8 @@ void subsampling_points(const std::vector<Step>& steps, int train_count, const O
   }
 }
 
-// The curves of error against storage: one panel per field (h, u, v), each method a series, both
-// axes logarithmic.
+// The curves of error against storage: one panel per field (h, u, v, top to bottom), each method
+// a series, both axes logarithmic.
 void write_curves(const std::string& path, const std::vector<Point>& points) {
   std::vector<exadnn::io::Panel> panels;
   for (int field = 0; field < 3; ++field) {
@@ -405,11 +405,42 @@ void write_curves(const std::string& path, const std::vector<Point>& points) {
     panel.chart.y_label =
         std::string("RMSE of ") + kFieldNames[field] + (field == 0 ? " [m]" : " [m/s]");
     panel.chart.log_x = panel.chart.log_y = true;
+    panel.chart.legend_outside = true;  // every corner of these curves holds data
+    // One legend, right of the first panel, unless a panel lacks a method (exact in that field):
+    // then its colours differ, and it gets its own.
+    panel.legend = panels.empty() || panel.series.size() != panels.front().series.size();
     panels.push_back(panel);
   }
   if (panels.empty()) return;
-  exadnn::io::write_panels(path, panels, static_cast<int>(panels.size()),
-                           560 * static_cast<int>(panels.size()), 520);
+  exadnn::io::write_panels(path, panels, 1, 1100, 380 * static_cast<int>(panels.size()));
+}
+
+// The points of a correction_eval.json that an earlier run wrote.
+std::vector<Point> read_points(const std::string& path) {
+  std::ifstream in(path);
+  EXADNN_CHECK(in.good(), "correction_eval", "cannot open ", path);
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception& e) {
+    throw exadnn::Error("correction_eval", path + ": not JSON: " + e.what());
+  }
+  EXADNN_CHECK(j.is_array(), "correction_eval", path,
+               ": not a correction_eval.json (an array of points)");
+  std::vector<Point> points;
+  for (const auto& p : j) {
+    try {
+      points.push_back({p.at("method").get<std::string>(),
+                        p.at("ratio").get<double>(),
+                        p.at("bytes_per_value").get<double>(),
+                        {p.at("rmse_h").get<double>(), p.at("rmse_u").get<double>(),
+                         p.at("rmse_v").get<double>()}});
+    } catch (const nlohmann::json::exception& e) {
+      throw exadnn::Error("correction_eval",
+                          path + ": point " + std::to_string(points.size()) + ": " + e.what());
+    }
+  }
+  return points;
 }
 
 }  // namespace
@@ -468,9 +499,16 @@ int main(int argc, char** argv) {
                  "with --nudge-tau-hours: vorticity maps at this output time [h] of the original "
                  "and of each DCT stream decompressed and nudged");
   app.add_option("--out", o.out, "output folder");
+  std::string curves_from;
+  app.add_option("--curves-from", curves_from,
+                 "only draw OUT/correction_curves.png from an earlier run's correction_eval.json");
   CLI11_PARSE(app, argc, argv);
   try {
     std::filesystem::create_directories(o.out);
+    if (!curves_from.empty()) {
+      write_curves(o.out + "/correction_curves.png", read_points(curves_from));
+      return 0;
+    }
     const CubedSphere mesh(o.ne, o.p);
     auto t0 = std::chrono::steady_clock::now();
     std::vector<Step> steps = run_galewsky(mesh, o);

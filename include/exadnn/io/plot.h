@@ -50,6 +50,10 @@ struct Chart {
   /// cover the same range, the union of the x and y data, so the line runs corner to corner and
   /// the legend lists it as "y = x". Needs linear axes.
   bool reference_line = false;
+  /// The legend right of the plot, outside it, the plot narrowed to make room (charts with many
+  /// series, whose legend would hide data in every corner). The room is kept when the legend is
+  /// not drawn (a Panel's legend = false), so the plots of panels in one column line up.
+  bool legend_outside = false;
   int width = 900, height = 480;  ///< pixels; 200x150 to 10000x10000
 };
 
