@@ -207,7 +207,7 @@ std::string tick_label(double v) {
   if (std::fabs(m - 1) < 1e-6)
     std::snprintf(buf, sizeof buf, "10#u%d#d", k);
   else
-    std::snprintf(buf, sizeof buf, "%g#(2236)10#u%d#d", m, k);  // 2236: PLplot's times sign
+    std::snprintf(buf, sizeof buf, "%g\u00D710#u%d#d", m, k);
   return buf;
 }
 
@@ -302,10 +302,13 @@ void legend(const Chart& chart, const std::vector<Series>& series, const Axis& x
 }
 
 // A log axis's grid lines, ticks and labels at log_axis_ticks (PLplot labels only decades):
-// `x` the bottom axis, else the left one; `other` the axis across it.
-void draw_log_axis(const Axis& axis, const Axis& other, bool x, int colour) {
+// `x` the bottom axis, else the left one; `other` the axis across it; `pixels` the axis's length.
+// A label closer to the last one drawn than a label's room (70 pixels across, 22 up) is left out.
+void draw_log_axis(const Axis& axis, const Axis& other, bool x, int colour, int pixels) {
   const std::vector<double> ticks = log_axis_ticks(axis);
   const double tick = 0.015 * (other.hi - other.lo);
+  const double room = (x ? 70.0 : 22.0) / std::max(1, pixels);  // as a fraction of the axis
+  double last_label = -1;
   for (const double v : ticks) {
     const double u = std::log10(v), at = (u - axis.lo) / (axis.hi - axis.lo);
     plcol0(kGrid);
@@ -314,6 +317,8 @@ void draw_log_axis(const Axis& axis, const Axis& other, bool x, int colour) {
     plcol0(colour);
     if (x) pljoin(u, other.lo, u, other.lo + tick), pljoin(u, other.hi, u, other.hi - tick);
     if (!x) pljoin(other.lo, u, other.lo + tick, u), pljoin(other.hi, u, other.hi - tick, u);
+    if (at - last_label < room) continue;
+    last_label = at;
     if (x) plmtex("b", 1.5, at, 0.5, tick_label(v).c_str());
     if (!x) plmtex("lv", 0.6, at, 1.0, tick_label(v).c_str());
   }
@@ -374,8 +379,9 @@ void draw(const Chart& chart, const std::vector<Series>& series, size_t colour_o
   plbox(x.log ? "" : "g", x.step, 0, y.log ? "" : "g", y.step, 0);
   plcol0(kText);
   plbox(x.log ? "bc" : "bcnst", x.step, 0, y.log ? "bc" : "bcnstv", y.step, 0);
-  if (x.log) draw_log_axis(x, y, true, kText);
-  if (y.log) draw_log_axis(y, x, false, kText);
+  // The plot takes about 0.7 of its panel each way (plvsta's margins).
+  if (x.log) draw_log_axis(x, y, true, kText, static_cast<int>(0.7 * width));
+  if (y.log) draw_log_axis(y, x, false, kText, static_cast<int>(0.7 * height));
   plcol0(kText);
   pllab(plplot_literal(chart.x_label).c_str(), plplot_literal(chart.y_label).c_str(),
         plplot_literal(chart.title).c_str());
