@@ -101,10 +101,11 @@
 #include "exadnn/data/transforms.h"
 #include "exadnn/data/validate.h"
 
-// io: checkpoints and checked access to their fields, PNG charts
+// io: checkpoints and checked access to their fields, PNG charts and the PLplot page they are drawn on
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/io/checkpoint_fields.h"
 #include "exadnn/io/plot.h"
+#include "exadnn/io/plot_page.h"
 
 // parallel: shared-memory asynchronous SGD
 #include "exadnn/async/async_trainer.h"
