@@ -101,7 +101,7 @@
 #include "exadnn/data/transforms.h"
 #include "exadnn/data/validate.h"
 
-// io: checkpoints and checked access to their fields, PNG charts and the PLplot page they are drawn on
+// io: checkpoints and checked access to their fields, PNG charts and their PLplot page
 #include "exadnn/io/checkpoint.h"
 #include "exadnn/io/checkpoint_fields.h"
 #include "exadnn/io/plot.h"
