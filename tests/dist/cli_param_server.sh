@@ -30,7 +30,7 @@ echo "parameter server after 2 epochs, mean over 3 seeds: synchronous $sync $syn
 not_below "$sync" "$async" 0.015 "asynchronous parameter-server accuracy (mean over 3 seeds)"
 
 # 1 epoch, then --resume for a second: the same last epoch (loss and accuracy, every digit) as 2
-# straight epochs, and one checkpoint file (rank 0's).   usage: resumes NAME NP SETTINGS...
+# straight epochs, and rank 0's checkpoint files only (last.ckpt and best.ckpt, no temporaries).   usage: resumes NAME NP SETTINGS...
 resumes() {
   local name="$1" np="$2"; shift 2
   run "$np" "$work/$name-straight.json" epochs=2 "$@"
@@ -39,7 +39,7 @@ resumes() {
   local a b; a=$(last_epoch "$work/$name-straight.json"); b=$(last_epoch "$work/$name-resumed.json")
   echo "$name, $np ranks, epoch 2 (loss, accuracy): straight $a, resumed $b"
   [ "$a" = "$b" ] || { echo "FAIL: $name: the resumed run ended at $b, the straight one at $a"; exit 1; }
-  [ "$(ls "$work/$name-ckpt")" = "last.ckpt" ] || { echo "FAIL: $name: checkpoint directory holds: $(ls "$work/$name-ckpt")"; exit 1; }
+  [ "$(ls "$work/$name-ckpt" | tr '\n' ' ')" = "best.ckpt last.ckpt " ] || { echo "FAIL: $name: checkpoint directory holds: $(ls "$work/$name-ckpt")"; exit 1; }
   [ "$(field "$work/$name-resumed.json" ranks)" = "$np" ] || { echo "FAIL: $name: metrics do not report $np ranks"; exit 1; }
 }
 resumes allreduce 2 distributed.mode=allreduce
