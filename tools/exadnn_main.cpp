@@ -68,6 +68,9 @@ int main(int argc, char** argv) {
   eval->add_option("--checkpoint", checkpoint, "checkpoint file")
       ->required()
       ->check(CLI::ExistingFile);
+  std::string eval_metrics_out;
+  eval->add_option("--metrics-out", eval_metrics_out,
+                   "write per-class metrics JSON here, and the confusion matrix beside it");
 
 #ifdef EXADNN_WITH_FLOW
   const auto flow = exadnn::cli::add_flow_command(app);
@@ -113,7 +116,7 @@ int main(int argc, char** argv) {
                               : exadnn::train::load_config(config_path, overrides);
       exadnn::cli::train(config, {metrics_out, checkpoint_dir, resume, overwrite, plot, profile});
     } else if (eval->parsed()) {
-      exadnn::cli::evaluate_checkpoint(checkpoint);
+      exadnn::cli::evaluate_checkpoint(checkpoint, 1000, eval_metrics_out);
     }
 #ifdef EXADNN_WITH_FLOW
     else if (flow->flow->parsed()) {

@@ -99,6 +99,28 @@ PlotPage::~PlotPage() {
   std::filesystem::remove(state_->path, ec);
 }
 
+void draw_colour_bar(const ColourBar& bar) {
+  const std::vector<double>& e = bar.edges;
+  EXADNN_CHECK(e.size() >= 2, "draw_colour_bar", e.size(), " edges (at least 2)");
+  for (size_t k = 1; k < e.size(); ++k)
+    EXADNN_CHECK(e[k] > e[k - 1], "draw_colour_bar", "edges not ascending at ", k, " (", e[k - 1],
+                 ", ", e[k], ")");
+  PLFLT bar_width = 0, bar_height = 0;  // what PLplot drew, in normalised viewport units
+  const std::string label = plplot_literal(bar.label);
+  const PLINT label_options[1] = {PL_COLORBAR_LABEL_RIGHT};
+  const char* labels[1] = {label.c_str()};
+  const char* axis_options[1] = {"bcvtm"};  // frame, ticks and values on the right, upright
+  const PLFLT ticks[1] = {0.0};             // PLplot's own tick spacing
+  const PLINT sub_ticks[1] = {0};
+  const PLINT n_values[1] = {static_cast<PLINT>(e.size())};
+  const PLFLT* values[1] = {e.data()};
+  plcolorbar(&bar_width, &bar_height, PL_COLORBAR_SHADE,
+             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, bar.gap, 0.0,
+             bar.width, 1.0, /*bg_color=*/0, /*bb_color=*/bar.colour, /*bb_style=*/1,
+             /*low_cap_color=*/0.0, /*high_cap_color=*/0.0, /*cont_color=*/0, /*cont_width=*/0.0, 1,
+             label_options, labels, 1, axis_options, ticks, sub_ticks, n_values, values);
+}
+
 std::string plplot_literal(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -82,6 +82,17 @@ double ClassMetrics::topk() const {
   return ratio(topk_, total_);
 }
 
+void ClassMetrics::name_classes(std::vector<std::string> names) {
+  EXADNN_CHECK(static_cast<int64_t>(names.size()) == classes_, kWhere, names.size(),
+               " class names for ", classes_, " classes");
+  names_ = std::move(names);
+}
+
+std::string ClassMetrics::name(int64_t c) const {
+  EXADNN_CHECK(c >= 0 && c < classes_, kWhere, "class ", c, " outside the ", classes_, " classes");
+  return names_.empty() ? std::to_string(c) : names_[static_cast<size_t>(c)];
+}
+
 ClassMetrics evaluate_classes(nn::Module& model, const TrainingData& data, int64_t batch_size,
                               int64_t classes, Device device) {
   ClassMetrics metrics(classes);

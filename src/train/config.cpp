@@ -165,12 +165,34 @@ void parse_data_layout(const YAML::Node& node, DataSpec& d, Problems& problems) 
   }
 }
 
+// data.class_names: a list of distinct, non-empty names, one per class in label order.
+void parse_class_names(const YAML::Node& node, DataSpec& d, Problems& problems) {
+  if (!node) return;
+  if (!node.IsSequence() || node.size() == 0) {
+    problems.add(node, "'data.class_names' must be a non-empty list of names, one per class");
+    return;
+  }
+  std::set<std::string> seen;
+  for (const YAML::Node& item : node) {
+    if (!item.IsScalar() || item.Scalar().empty()) {
+      problems.add(item, detail::cat("'data.class_names' entry ", d.class_names.size(),
+                                     " must be a non-empty name, got ", describe_value(item)));
+      return;
+    }
+    if (!seen.insert(item.Scalar()).second) {
+      problems.add(item, detail::cat("'data.class_names' names '", item.Scalar(), "' twice"));
+      return;
+    }
+    d.class_names.push_back(item.Scalar());
+  }
+}
+
 void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   if (!check_keys(node, {"dataset",      "path",         "batch_size",  "shuffle",     "drop_last",
                          "train_images", "train_labels", "test_images", "test_labels", "train",
                          "test",         "label_column", "header",      "file",        "train_x",
                          "train_y",      "test_x",       "test_y",      "in_memory",   "stream",
-                         "layout"},
+                         "layout",       "class_names"},
                   "data", problems))
     return;
   // An application plugin's dataset kind (cbed-space-group) is loaded by asking for it first.
@@ -199,6 +221,7 @@ void parse_data(const YAML::Node& node, DataSpec& d, Problems& problems) {
   read(node, "in_memory", d.in_memory, "data", problems, "true or false");
   parse_data_stream(node["stream"], d, problems);
   parse_data_layout(node["layout"], d, problems);
+  parse_class_names(node["class_names"], d, problems);
   if (d.drop_last && d.stream_buffer_mb > 0)
     problems.add(node["drop_last"],
                  "'data.drop_last' cannot apply to a streamed training set (data.stream): the "

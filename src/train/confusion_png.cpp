@@ -13,9 +13,20 @@
 namespace exadnn::train {
 namespace {
 
-// The page: the matrix's square, and fixed margins around it in pixels (class labels and the axis
-// titles left and below, the title above, the colour bar right).
-constexpr int kLeft = 100, kRight = 150, kBottom = 80, kTop = 70;
+constexpr double kTextPixels = 13.5;  // the page's text height
+constexpr double kCharPixels = 7.5;   // a character's estimated width at that height
+constexpr int64_t kMaxLabelled = 20;  // classes up to which every class is labelled
+
+// The longest class label, in characters (UTF-8 continuation bytes not counted).
+size_t longest_label(const ClassMetrics& m) {
+  size_t longest = 0;
+  for (int64_t c = 0; c < m.classes(); ++c) {
+    size_t chars = 0;
+    for (const char ch : m.name(c)) chars += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+    longest = std::max(longest, chars);
+  }
+  return longest;
+}
 
 }  // namespace
 
@@ -23,10 +34,23 @@ int confusion_png_side(int64_t classes) {
   return static_cast<int>(std::clamp<int64_t>(48 * classes, 360, 900));
 }
 
+ConfusionMargins confusion_png_margins(const ClassMetrics& m) {
+  // Numbers: fixed margins for the labels and axis titles left and below, the title above, the
+  // colour bar right. Names: room for the longest beside the rows and under the columns.
+  ConfusionMargins margins{100, 150, 80, 70};
+  if (m.named() && m.classes() <= kMaxLabelled) {
+    const int label = static_cast<int>(kCharPixels * static_cast<double>(longest_label(m)));
+    margins.left = std::max(margins.left, 50 + label);
+    margins.bottom = std::max(margins.bottom, 50 + label);
+  }
+  return margins;
+}
+
 void write_confusion_png(const std::string& path, const ClassMetrics& m) {
   const int64_t c = m.classes();
   const int side = confusion_png_side(c);
-  const int width = side + kLeft + kRight, height = side + kBottom + kTop;
+  const ConfusionMargins margin = confusion_png_margins(m);
+  const int width = side + margin.width(), height = side + margin.height();
   // The fraction of each true class's examples in each predicted class: f[t][p], 0 for a class
   // without examples.
   std::vector<std::vector<double>> f(static_cast<size_t>(c), std::vector<double>(c, 0.0));
@@ -38,8 +62,12 @@ void write_confusion_png(const std::string& path, const ClassMetrics& m) {
 
   io::PlotPage page(path, width, height, "confusion_png");
   pladv(0);
-  plvpor(static_cast<double>(kLeft) / width, 1.0 - static_cast<double>(kRight) / width,
-         static_cast<double>(kBottom) / height, 1.0 - static_cast<double>(kTop) / height);
+  PLFLT page_left = 0, page_right = 0, page_bottom = 0, page_top = 0;  // millimetres
+  plgspa(&page_left, &page_right, &page_bottom, &page_top);
+  plschr(kTextPixels * (page_right - page_left) / width, 1.0);
+  plvpor(static_cast<double>(margin.left) / width, 1.0 - static_cast<double>(margin.right) / width,
+         static_cast<double>(margin.bottom) / height,
+         1.0 - static_cast<double>(margin.top) / height);
   const double n = static_cast<double>(c);
   plwind(-0.5, n - 0.5, n - 0.5, -0.5);  // class 0 at the top left
   // Colour map 1: white (0) to dark blue (1), linear in each channel.
@@ -79,29 +107,28 @@ void write_confusion_png(const std::string& path, const ClassMetrics& m) {
     plschr(0, 1.0);
   }
   plcol0(1);
-  const double step = c <= 20 ? 1.0 : 0.0;  // every class labelled, or PLplot's own steps
-  plbox("bcnt", step, 0, "bcntv", step, 0);
+  const bool labelled = c <= kMaxLabelled;  // every class labelled, or PLplot's own steps
+  const bool names = labelled && m.named();
+  plbox(names ? "bct" : "bcnt", labelled ? 1.0 : 0.0, 0, names ? "bct" : "bcntv",
+        labelled ? 1.0 : 0.0, 0);
+  if (names)  // the rows' names left of them, the columns' written upwards below them
+    for (int64_t k = 0; k < c; ++k) {
+      const std::string name = io::plplot_literal(m.name(k));
+      const double along = (static_cast<double>(k) + 0.5) / n;  // from the left / the top
+      plmtex("lv", 0.6, 1.0 - along, 1.0, name.c_str());
+      plmtex("bv", 0.6, along, 1.0, name.c_str());
+    }
   char title[96];
   std::snprintf(title, sizeof title, "confusion matrix: %lld test examples, top-1 %.2f %%",
                 static_cast<long long>(m.total()), 100.0 * m.top1());
-  pllab("predicted class", "true class", title);
-  // The colour bar: the fraction of the row.
-  PLFLT bar_width = 0, bar_height = 0;
-  const PLINT label_options[1] = {PL_COLORBAR_LABEL_RIGHT};
-  const char* labels[1] = {"fraction of the true class"};
-  const char* axis_options[1] = {"bcvtm"};
-  const PLFLT ticks[1] = {0.0};
-  const PLINT sub_ticks[1] = {0};
-  // Shades of 0.05 (PL_COLORBAR_GRADIENT would draw a cairo gradient, which PLplot's cairo
-  // driver never frees: LeakSanitizer reports it).
-  std::vector<PLFLT> edges(21);
-  for (int k = 0; k <= 20; ++k) edges[k] = k / 20.0;
-  const PLINT n_values[1] = {21};
-  const PLFLT* values[1] = {edges.data()};
-  plcolorbar(&bar_width, &bar_height, PL_COLORBAR_SHADE,
-             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.03, 0.0, 0.04, 1.0,
-             0, 1, 1, 0.0, 0.0, 0, 0.0, 1, label_options, labels, 1, axis_options, ticks, sub_ticks,
-             n_values, values);
+  plmtex("t", 1.5, 0.5, 0.5, title);
+  // The axis titles outside the labels: their distance in text heights from the margins' pixels.
+  plmtex("b", (margin.bottom - 22) / kTextPixels, 0.5, 0.5, "predicted class");
+  plmtex("l", (margin.left - 24) / kTextPixels, 0.5, 0.5, "true class");
+  // The colour bar: the fraction of the row, in shades of 0.05.
+  io::ColourBar bar{{}, "fraction of the true class", 0.03, 0.04, 1};
+  for (int k = 0; k <= 20; ++k) bar.edges.push_back(k / 20.0);
+  io::draw_colour_bar(bar);
   page.finish();
 }
 

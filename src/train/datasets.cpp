@@ -21,7 +21,12 @@ std::shared_ptr<const data::Transform> pixels_to_float() {
   return std::make_shared<data::ToFloat>(1.0 / 255.0);
 }
 
-DatasetKind mnist_layout(const std::string& name) {
+// Fashion-MNIST's labels 0..9 (Xiao, Rasul and Vollgraf, arXiv:1708.07747, table 1).
+const std::vector<std::string> kFashionMnistClasses = {
+    "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+    "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+
+DatasetKind mnist_layout(const std::string& name, std::vector<std::string> class_names = {}) {
   const auto source = [name](const DataSpec& d, bool train) {
     return detail::cat(name, " in ", d.path, train ? " (training set)" : " (test set)");
   };
@@ -31,12 +36,15 @@ DatasetKind mnist_layout(const std::string& name) {
                     shared(data::load_mnist(d.path, data::Split::test, data::Pixels::u8)),
                     pixels_to_float()};
           },
-          source, source};
+          source,
+          source,
+          {},
+          std::move(class_names)};
 }
 
 Registry<DatasetKind>* make_builtin() {
   auto* r = new Registry<DatasetKind>("dataset");
-  r->add("fashion-mnist", mnist_layout("fashion-mnist"));
+  r->add("fashion-mnist", mnist_layout("fashion-mnist", kFashionMnistClasses));
   r->add("mnist", mnist_layout("mnist"));
   r->add("idx",
          {[](const DataSpec& d) {
@@ -95,6 +103,11 @@ Registry<DatasetKind>* make_builtin() {
 Registry<DatasetKind>& datasets() {
   static Registry<DatasetKind>* table = make_builtin();  // never destroyed: used at exit too
   return *table;
+}
+
+std::vector<std::string> class_names(const DataSpec& d) {
+  if (!d.class_names.empty() || !datasets().contains(d.dataset)) return d.class_names;
+  return datasets().at(d.dataset).class_names;
 }
 
 TrainingData load_training_data(const DataSpec& d) {

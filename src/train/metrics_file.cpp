@@ -19,7 +19,8 @@ double peak_rss_mb() {
 }
 
 // The per-class figures: top-1, top-k, macro-F1, each class's support, precision, recall and
-// F1, and the confusion matrix (rows: labels, columns: predictions).
+// F1 (and its name when the classes are named), and the confusion matrix (rows: labels, columns:
+// predictions).
 nlohmann::json class_metrics_json(const ClassMetrics& m, const std::string& png) {
   nlohmann::json j;
   j["classes"] = m.classes();
@@ -31,11 +32,13 @@ nlohmann::json class_metrics_json(const ClassMetrics& m, const std::string& png)
   j["per_class"] = nlohmann::json::array();
   nlohmann::json matrix = nlohmann::json::array();
   for (int64_t c = 0; c < m.classes(); ++c) {
-    j["per_class"].push_back({{"class", c},
-                              {"support", m.support(c)},
-                              {"precision", m.precision(c)},
-                              {"recall", m.recall(c)},
-                              {"f1", m.f1(c)}});
+    nlohmann::json entry = {{"class", c},
+                            {"support", m.support(c)},
+                            {"precision", m.precision(c)},
+                            {"recall", m.recall(c)},
+                            {"f1", m.f1(c)}};
+    if (m.named()) entry["name"] = m.name(c);
+    j["per_class"].push_back(std::move(entry));
     nlohmann::json row = nlohmann::json::array();
     for (int64_t p = 0; p < m.classes(); ++p) row.push_back(m.confusion(c, p));
     matrix.push_back(row);

@@ -51,6 +51,31 @@ Labels check_labels(nn::Module& model, const TrainingData& data,
   return {classes, std::move(train)};
 }
 
+// The names the run's metrics give its classes: data.class_names, else the program's names for
+// its own data, each of which must name every class the model scores (checked before training,
+// not after it); else the dataset kind's own when they are as many (never for a program's own
+// data, which the config's data section does not describe).
+std::vector<std::string> run_class_names(const DataSpec& d, bool own_data,
+                                         const std::vector<std::string>& program_names,
+                                         int64_t classes) {
+  const auto count = [](const std::vector<std::string>& v) {
+    return static_cast<int64_t>(v.size());
+  };
+  const bool from_config = !d.class_names.empty();
+  const std::vector<std::string>& given = from_config ? d.class_names : program_names;
+  const char* what = from_config ? "data.class_names" : "the program's list of class names";
+  if (!given.empty()) {
+    EXADNN_CHECK(classes > 0, "train", what, " names ", given.size(),
+                 " classes, but this run's targets are values (a regression), not classes");
+    EXADNN_CHECK(count(given) == classes, "train", what, " names ", given.size(),
+                 " classes, but the model scores ", classes, " (its last layer's outputs)");
+    return given;
+  }
+  if (own_data || classes == 0) return {};
+  std::vector<std::string> kind_names = class_names(d);
+  return count(kind_names) == classes ? kind_names : std::vector<std::string>{};
+}
+
 // The config's loss, class-weighted when class_balance.loss_weights asks for it.
 LossFunction config_loss(const TrainConfig& c, const std::vector<int64_t>& labels,
                          int64_t classes) {
@@ -104,6 +129,7 @@ struct Trainer::Run {
   std::vector<EpochRecord> history;
   std::unique_ptr<data::DataLoader> loader;
   int64_t classes = 0;                        // classes the model scores (0: regression)
+  std::vector<std::string> class_names;       // one per class, or none (the metrics' labels)
   std::unique_ptr<BalancedSampler> balanced;  // class_balance.sampling: balanced
   std::function<std::unique_ptr<data::DataLoader>(std::shared_ptr<const data::Dataset>)>
       make_loader;
@@ -170,6 +196,7 @@ Trainer::Trainer(TrainConfig config, TrainOptions options, TrainerParts parts)
     return datasets().at(c.data.dataset).label_source(c.data, train);
   });
   r.classes = checked.classes;
+  r.class_names = run_class_names(c.data, own_data, parts.class_names, r.classes);
   r.device = Device::parse(c.device);  // device: cpu | cuda | cuda:N
   r.model->to(r.device);               // before the optimizer takes the parameters
   // class_balance: the training set's labels weigh the loss and/or draw balanced epochs.
@@ -362,6 +389,7 @@ double Trainer::fit() {
       const precision::Autocast autocast_scope(r.autocast);
       per_class = std::make_unique<ClassMetrics>(
           evaluate_classes(*r.model, r.data, r.config.data.batch_size, r.classes, r.device));
+      if (!r.class_names.empty()) per_class->name_classes(r.class_names);
       png = std::filesystem::path(r.options.metrics_out).replace_extension(".confusion.png");
       write_confusion_png(png, *per_class);
     }
@@ -419,7 +447,11 @@ const std::vector<EpochRecord>& Trainer::history() const {
   return run_->history;
 }
 
-CheckpointScore evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size) {
+CheckpointScore evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size,
+                                    const std::string& metrics_out) {
+  TrainOptions outputs;
+  outputs.metrics_out = metrics_out;
+  check_output_files(outputs);  // before the evaluation, which can take a while
   const io::Checkpoint ckpt = io::load_checkpoint(checkpoint_path);
   EXADNN_CHECK(ckpt.metadata.count("config"), "eval", checkpoint_path,
                " has no training config (was it written by a Trainer, e.g. exadnn train?)");
@@ -428,7 +460,23 @@ CheckpointScore evaluate_checkpoint(const std::string& checkpoint_path, int64_t 
   const TrainingData data = load_training_data(config.data);
   auto model = build_model(config.model, data.test->input_shape());
   model->load_state_dict(io::checkpoint_state(ckpt, "model.", model->state_dict()));
-  return {classification_accuracy(*model, data, batch_size), data.test->size()};
+  const double accuracy = classification_accuracy(*model, data, batch_size);
+  if (!metrics_out.empty()) {
+    const DatasetKind& kind = datasets().at(config.data.dataset);
+    const int64_t classes = check_labels(*model, data, [&](bool train) {
+                              return kind.label_source(config.data, train);
+                            }).classes;
+    EXADNN_CHECK(classes > 0, "eval", checkpoint_path,
+                 ": --metrics-out writes per-class figures, but this model's targets are values");
+    ClassMetrics per_class = evaluate_classes(*model, data, batch_size, classes);
+    const std::vector<std::string> names = run_class_names(config.data, false, {}, classes);
+    if (!names.empty()) per_class.name_classes(names);
+    const std::string png =
+        std::filesystem::path(metrics_out).replace_extension(".confusion.png").string();
+    write_confusion_png(png, per_class);
+    internal::write_metrics(metrics_out, {}, accuracy, 1, batch_size, &per_class, png);
+  }
+  return {accuracy, data.test->size()};
 }
 
 }  // namespace exadnn::train

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "exadnn/core/profiler.h"
@@ -91,6 +92,37 @@ TEST(Train, ResumeContinuesBitIdentically) {
   EXPECT_EQ(a.metadata.at("epoch"), "2");
   EXPECT_DOUBLE_EQ(cli::evaluate_checkpoint((dir / "fp32_split" / "last.ckpt").string()),
                    cli::evaluate_checkpoint((dir / "fp32_straight" / "last.ckpt").string()));
+}
+
+// exadnn eval --metrics-out: a checkpoint's per-class figures and confusion matrix, its classes
+// named as the run's config named them; the same top-1 as the plain score.
+TEST(Train, EvalWritesPerClassMetricsOfACheckpointNamedAsItsRun) {
+  const fs::path dir = scratch();
+  std::string yaml = tiny_config(dir, 2).source;
+  const std::string data_end = ", batch_size: 16}";
+  ASSERT_NE(yaml.find(data_end), std::string::npos);
+  yaml.replace(yaml.find(data_end), data_end.size(),
+               ", batch_size: 16, class_names: [first, second, third]}");
+  train::TrainOptions options;
+  options.checkpoint_dir = (dir / "named").string();
+  cli::train(train::parse_config(yaml, "named.yaml"), options);
+  const std::string ckpt = options.checkpoint_dir + "/best.ckpt";
+  const std::string metrics = (dir / "eval.json").string();
+  const double accuracy = cli::evaluate_checkpoint(ckpt, 1000, metrics);
+  EXPECT_DOUBLE_EQ(accuracy, cli::evaluate_checkpoint(ckpt));
+  std::ifstream in(metrics);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(j["test_accuracy"].get<double>(), accuracy);
+  EXPECT_TRUE(j["epochs"].empty());
+  const nlohmann::json& classes = j["classes"];
+  EXPECT_DOUBLE_EQ(classes["top1_accuracy"].get<double>(), accuracy);
+  EXPECT_EQ(classes["examples"], 60);
+  ASSERT_EQ(classes["per_class"].size(), 3u);
+  EXPECT_EQ(classes["per_class"][1]["name"], "second");
+  EXPECT_TRUE(fs::exists(dir / "eval.confusion.png"));
+  // An unwritable metrics path is refused before the evaluation, naming it.
+  EXPECT_EXADNN_ERROR(cli::evaluate_checkpoint(ckpt, 1000, (dir / "no" / "m.json").string()),
+                      "--metrics-out", "m.json");
 }
 
 TEST(Train, TheScheduleSetsEachEpochsRateAndResumesWhereItWas) {

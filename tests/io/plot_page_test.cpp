@@ -96,6 +96,42 @@ TEST_F(PlotPageTest, ChartsFromSeveralThreadsAreAllWritten) {
     }
 }
 
+TEST_F(PlotPageTest, ColourBarShadesColourMapOneRightOfTheViewport) {
+  const std::string path = file("bar.png");
+  {
+    io::PlotPage page(path, 400, 300, "test");
+    pladv(0);
+    plvpor(0.1, 0.6, 0.1, 0.9);  // the viewport ends at x = 240 px; nothing drawn in it
+    plwind(0, 1, 0, 1);
+    const PLFLT position[2] = {0, 1}, red[2] = {1, 0}, green[2] = {0, 0}, blue[2] = {0, 1};
+    plscmap1l(1, 2, position, red, green, blue, nullptr);  // pure red to pure blue
+    io::draw_colour_bar({{0.0, 0.5, 1.0}, "a #label", 0.05, 0.1, 15});
+    page.finish();
+  }
+  const exadnn::testing::RgbImage p = exadnn::testing::read_png_rgb(path);
+  ASSERT_EQ(p.width, 400);
+  // Along the bar's middle column, from bottom to top: a reddish shade, then a bluish one.
+  int bar_x = -1;
+  for (int x = 240; x < 400 && bar_x < 0; ++x) {
+    const exadnn::testing::Rgb c = p.at(x, 150);
+    if (c[0] != c[2]) bar_x = x + 8;  // inside the bar, past its frame
+  }
+  ASSERT_GT(bar_x, 240) << "no coloured pixel right of the viewport";
+  const exadnn::testing::Rgb low = p.at(bar_x, 250), high = p.at(bar_x, 50);
+  EXPECT_GT(low[0], low[2]) << "the lower shade is red-dominated";
+  EXPECT_GT(high[2], high[0]) << "the upper shade is blue-dominated";
+  for (int x = 0; x < 230; ++x)  // the viewport stays white
+    ASSERT_EQ(p.at(x, 150), (exadnn::testing::Rgb{255, 255, 255})) << "x = " << x;
+}
+
+TEST_F(PlotPageTest, ColourBarRefusesEdgesThatAreNotAscending) {
+  io::PlotPage page(file("bad_bar.png"), 200, 200, "test");
+  pladv(0);
+  plvpor(0.1, 0.6, 0.1, 0.9);
+  EXPECT_EXADNN_ERROR(io::draw_colour_bar({{1.0}, "x"}), "draw_colour_bar", "1 edges");
+  EXPECT_EXADNN_ERROR(io::draw_colour_bar({{0.0, 0.5, 0.5}, "x"}), "not ascending at 2");
+}
+
 TEST(PlplotLiteral, DoublesTheEscapeCharacterAndKeepsEverythingElse) {
   EXPECT_EQ(io::plplot_literal("run #3, #u2"), "run ##3, ##u2");
   EXPECT_EQ(io::plplot_literal("\xC3\x85 [m]"), "\xC3\x85 [m]");

@@ -163,6 +163,39 @@ TEST(ClassBalanceTrainer, WeightedBalancedRunWritesPerClassMetrics) {
   EXPECT_EQ(k["confusion_png"], dir.file("m.confusion.png"));
 }
 
+// data.class_names name the per-class figures; a count that does not match the model's classes
+// is refused before the first step.
+TEST(ClassBalanceTrainer, ClassNamesNameThePerClassMetrics) {
+  const exadnn::testing::ScratchDir dir("exadnn_cn_");
+  const std::string model = "model:\n  - linear: {out: 3}\nepochs: 1\n";
+  train::TrainConfig c =
+      train::parse_config("data: {class_names: [common, rare, rarer]}\n" + model, "n.yaml");
+  train::TrainerParts parts;
+  parts.data = imbalanced_set();
+  train::Trainer trainer(c, {.metrics_out = dir.file("m.json")}, std::move(parts));
+  trainer.fit();
+  std::ifstream in(dir.file("m.json"));
+  const nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_EQ(j["classes"]["per_class"].size(), 3u);
+  EXPECT_EQ(j["classes"]["per_class"][0]["name"], "common");
+  EXPECT_EQ(j["classes"]["per_class"][2]["name"], "rarer");
+
+  train::TrainConfig wrong =
+      train::parse_config("data: {class_names: [common, rare]}\n" + model, "w.yaml");
+  train::TrainerParts more;
+  more.data = imbalanced_set();
+  EXPECT_EXADNN_ERROR(train::Trainer(wrong, {}, std::move(more)),
+                      "data.class_names names 2 classes, but the model scores 3");
+  // A program's own data without names: no names (the config's dataset kind is not its data).
+  train::TrainerParts own;
+  own.data = imbalanced_set();
+  train::Trainer unnamed(train::parse_config(model, "u.yaml"), {.metrics_out = dir.file("u.json")},
+                         std::move(own));
+  unnamed.fit();
+  std::ifstream in_unnamed(dir.file("u.json"));
+  EXPECT_FALSE(nlohmann::json::parse(in_unnamed)["classes"]["per_class"][0].contains("name"));
+}
+
 TEST(ClassBalanceTrainer, BadWeightsAndValueTargetsAreRefused) {
   train::TrainConfig c = train::parse_config(
       "model:\n  - linear: {out: 3}\nclass_balance: {loss_weights: [1, 2]}\n", "cb.yaml");

@@ -83,3 +83,43 @@ TEST(ClassMetrics, ConfusionPng) {
   EXPECT_EXADNN_ERROR(train::write_confusion_png(dir.file("no/such/dir/c.png"), hand_set()),
                       "no/such/dir/c.png");
 }
+
+TEST(ClassMetrics, NamedClassesLabelTheConfusionPng) {
+  train::ClassMetrics m = hand_set();
+  EXPECT_FALSE(m.named());
+  EXPECT_EQ(m.name(2), "2");
+  EXPECT_EXADNN_ERROR(m.name_classes({"a", "b"}), "2 class names for 4 classes");
+  EXPECT_EXADNN_ERROR(m.name(4), "class 4 outside the 4 classes");
+  const train::ConfusionMargins numbers = train::confusion_png_margins(m);
+  EXPECT_EQ(numbers.width(), 250);
+  EXPECT_EQ(numbers.height(), 150);
+  m.name_classes({"T-shirt/top", "Trouser", "a much longer class name", "#4"});
+  EXPECT_TRUE(m.named());
+  EXPECT_EQ(m.name(0), "T-shirt/top");
+  // Room for the longest name (24 characters) left of the rows and below the columns.
+  const train::ConfusionMargins names = train::confusion_png_margins(m);
+  EXPECT_GT(names.left, numbers.left + 40);
+  EXPECT_GT(names.bottom, numbers.bottom + 40);
+  EXPECT_EQ(names.right, numbers.right);
+  EXPECT_EQ(names.top, numbers.top);
+
+  const exadnn::testing::ScratchDir dir("exadnn_cm_named_");
+  train::write_confusion_png(dir.file("named.png"), m);
+  const exadnn::testing::RgbImage png = exadnn::testing::read_png_rgb(dir.file("named.png"));
+  const int side = train::confusion_png_side(4);
+  EXPECT_EQ(png.width, side + names.width());
+  EXPECT_EQ(png.height, side + names.height());
+  // The same cells as without names: most of 6 cells at 0.5.
+  const int cell = side / 4, half = png.count_near(131.5, 151.5, 181, 1.5);
+  EXPECT_GT(half, 4 * cell * cell);
+  EXPECT_LT(half, 7 * cell * cell);
+  // The names are drawn: dark text pixels in the left margin beside the rows, and below the
+  // matrix under the columns (the page's text colour is (40, 40, 40)).
+  int left_text = 0, bottom_text = 0;
+  for (int y = names.top; y < names.top + side; ++y)
+    for (int x = 0; x < names.left - 30; ++x) left_text += png.at(x, y)[0] < 120;
+  for (int y = names.top + side + 8; y < png.height - 30; ++y)
+    for (int x = names.left; x < names.left + side; ++x) bottom_text += png.at(x, y)[0] < 120;
+  EXPECT_GT(left_text, 200);
+  EXPECT_GT(bottom_text, 200);
+}

@@ -52,6 +52,29 @@ TEST(Config, DropLastIsOffUnlessSaidOtherwise) {
                       "streamed.yaml:1: 'data.drop_last' cannot apply to a streamed training set");
 }
 
+TEST(Config, ClassNamesAreDistinctNamesOrTheDatasetKindsOwn) {
+  const std::string model = "model: [flatten, {linear: {out: 3}}]\n";
+  const train::TrainConfig c =
+      parse_config("data: {class_names: [cat, dog, 'T-shirt/top']}\n" + model, "names.yaml");
+  EXPECT_EQ(c.data.class_names, (std::vector<std::string>{"cat", "dog", "T-shirt/top"}));
+  EXPECT_EQ(train::class_names(c.data), c.data.class_names);  // the config's before the kind's
+  // Fashion-MNIST's own names when the config gives none; MNIST's digits are numbers only.
+  const train::TrainConfig fashion = parse_config(model, "fashion.yaml");
+  ASSERT_EQ(train::class_names(fashion.data).size(), 10u);
+  EXPECT_EQ(train::class_names(fashion.data)[0], "T-shirt/top");
+  EXPECT_EQ(train::class_names(fashion.data)[9], "Ankle boot");
+  EXPECT_TRUE(
+      train::class_names(parse_config("data: {dataset: mnist}\n" + model, "m.yaml").data).empty());
+  EXPECT_EXADNN_ERROR(parse_config("data: {class_names: cat}\n" + model, "bad.yaml"), "bad.yaml:1",
+                      "'data.class_names' must be a non-empty list of names");
+  EXPECT_EXADNN_ERROR(parse_config("data: {class_names: [cat, '', dog]}\n" + model, "bad.yaml"),
+                      "'data.class_names' entry 1 must be a non-empty name");
+  EXPECT_EXADNN_ERROR(parse_config("data: {class_names: [cat, [a], dog]}\n" + model, "bad.yaml"),
+                      "'data.class_names' entry 1 must be a non-empty name");
+  EXPECT_EXADNN_ERROR(parse_config("data: {class_names: [cat, dog, cat]}\n" + model, "bad.yaml"),
+                      "'data.class_names' names 'cat' twice");
+}
+
 TEST(Config, EveryProblemIsReportedWithItsLine) {
   const std::string text =
       "data: {dataset: imagenet, batch_size: 32}\n"  // line 1: bad dataset

@@ -67,10 +67,15 @@ double train(const train::TrainConfig& config, const train::TrainOptions& option
   return accuracy;
 }
 
-double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size) {
-  const train::CheckpointScore score = train::evaluate_checkpoint(checkpoint_path, batch_size);
+double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size,
+                           const std::string& metrics_out) {
+  const train::CheckpointScore score =
+      train::evaluate_checkpoint(checkpoint_path, batch_size, metrics_out);
   std::printf("%s: test accuracy %.2f%% on %lld examples\n", checkpoint_path.c_str(),
               100.0 * score.accuracy, static_cast<long long>(score.examples));
+  if (!metrics_out.empty())
+    std::printf("per-class metrics: %s, confusion matrix: %s\n", metrics_out.c_str(),
+                std::filesystem::path(metrics_out).replace_extension(".confusion.png").c_str());
   return score.accuracy;
 }
 

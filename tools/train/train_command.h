@@ -14,7 +14,9 @@ namespace exadnn::cli {
 double train(const train::TrainConfig& config, const train::TrainOptions& options);
 
 /// Scores the model saved in a checkpoint on its config's test set; prints and returns the
-/// accuracy.
-double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size = 1000);
+/// accuracy. With `metrics_out`, writes a classifier's per-class figures and confusion matrix
+/// (train::evaluate_checkpoint) and says where.
+double evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size = 1000,
+                           const std::string& metrics_out = "");
 
 }  // namespace exadnn::cli

@@ -16,6 +16,7 @@
 
 #include "cbed/loader.h"
 #include "cbed/pattern_scale.h"
+#include "cbed/space_group.h"
 
 namespace cbed::shard {
 namespace {
@@ -53,6 +54,17 @@ std::string files(const exadnn::train::DataSpec& d, bool train) {
   return d.path + "/" + FileLayout::from_config(d.layout).files(train ? Split::train : Split::test);
 }
 
+// The classes' names in label order: the seven crystal systems, or the space groups' numbers
+// (label g - 1 is group g).
+std::vector<std::string> class_names(Target target) {
+  std::vector<std::string> names;
+  if (target == Target::crystal_system)
+    for (int s = 0; s < 7; ++s) names.push_back(crystal_system_name(CrystalSystem(s)));
+  else
+    for (int g = 1; g <= 230; ++g) names.push_back(std::to_string(g));
+  return names;
+}
+
 exadnn::train::DatasetKind shard_kind(Target target) {
   return {[](const exadnn::train::DataSpec& d) {
             if (d.path.empty()) return std::string("needs 'path' (the shard folder)");
@@ -84,7 +96,8 @@ exadnn::train::DatasetKind shard_kind(Target target) {
                                           ? " (labels)"
                                           : " (attribute " + layout.space_group + ")");
           },
-          FileLayout::config_keys()};
+          FileLayout::config_keys(),
+          class_names(target)};
 }
 
 const bool registered = [] {

@@ -157,8 +157,15 @@ TEST(ShardFiles, AreDatasetKindsOfTrainingConfigs) {
   EXPECT_EQ(data.test->size(), 2);
   EXPECT_EQ(data.train->input_shape(), (exadnn::Shape{3, 8, 8}));
   EXPECT_EQ(data.train->get(1).targets.data<int64_t>()[0], int64_t(CrystalSystem::hexagonal));
+  // The metrics name the classes: label k is the k-th crystal system, or space group k + 1.
+  const std::vector<std::string> systems = exadnn::train::class_names(spec);
+  ASSERT_EQ(systems.size(), 7u);
+  EXPECT_EQ(systems[size_t(CrystalSystem::hexagonal)], "hexagonal");
   spec.dataset = "cbed-space-group";
   EXPECT_EQ(exadnn::train::load_training_data(spec).test->get(0).targets.data<int64_t>()[0], 224);
+  const std::vector<std::string> groups = exadnn::train::class_names(spec);
+  ASSERT_EQ(groups.size(), 230u);
+  EXPECT_EQ(groups[224], "225");
   spec.path = dir + "/nowhere";
   try {
     exadnn::train::load_training_data(spec);

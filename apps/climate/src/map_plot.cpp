@@ -85,19 +85,7 @@ void write_map_png(const std::string& path, const LatLonGrid& grid,
   plmtex("t", 2.4, 0.5, 0.5, exadnn::io::plplot_literal(o.title).c_str());
   plmtex("t", 0.8, 0.5, 0.5, format_extrema(lo, hi).c_str());
   // The colour bar right of the map, labelled with the field's name.
-  PLFLT bar_width = 0, bar_height = 0;
-  const PLINT label_opts[1] = {PL_COLORBAR_LABEL_RIGHT};
-  const std::string label = exadnn::io::plplot_literal(o.label);
-  const char* labels[1] = {label.c_str()};
-  const char* axis_opts[1] = {"bcvtm"};
-  const PLFLT ticks[1] = {0.0};
-  const PLINT sub_ticks[1] = {0};
-  const PLINT n_values[1] = {o.levels + 1};
-  const PLFLT* values[1] = {edges.data()};
-  plcolorbar(&bar_width, &bar_height, PL_COLORBAR_SHADE,
-             PL_POSITION_RIGHT | PL_POSITION_OUTSIDE | PL_POSITION_VIEWPORT, 0.02, 0.0, 0.03, 1.0,
-             0, 15, 1, 0.0, 0.0, 0, 0.0, 1, label_opts, labels, 1, axis_opts, ticks, sub_ticks,
-             n_values, values);
+  exadnn::io::draw_colour_bar({edges, o.label, 0.02, 0.03, 15});
   page.finish();
 }
 

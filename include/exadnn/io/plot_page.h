@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace exadnn::io {
 
@@ -36,6 +37,22 @@ class PlotPage {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+/// A colour bar of colour map 1 right of the current viewport, outside it: one shade per interval
+/// of `edges` (the values at the map's 0 and 1 are edges' first and last), the values as ticks on
+/// its right, and `label` beside them.
+struct ColourBar {
+  std::vector<double> edges;  // ascending, at least 2
+  std::string label;          // drawn literally (plplot_literal)
+  double gap = 0.02;          // between the viewport and the bar, in units of the viewport's width
+  double width = 0.03;        // the bar's width, same units
+  int colour = 15;            // colour-0 index of its frame and text (15: PlotPage's black)
+};
+
+/// Draws `bar` on the page that is open. Shades, never PLplot's gradient: the cairo driver never
+/// frees a gradient's pattern (LeakSanitizer reports it). Refused (exadnn::Error) with fewer than
+/// two edges or edges not ascending.
+void draw_colour_bar(const ColourBar& bar);
 
 /// Text as PLplot draws it literally: its escape character '#' doubled (PLplot reads "#u", "#d",
 /// "#(...)" as commands). UTF-8 passes through: pngcairo draws it with the system's fonts.

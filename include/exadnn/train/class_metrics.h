@@ -44,8 +44,16 @@ class ClassMetrics {
   double top1() const;
   double topk() const;  ///< top-k accuracy, k = k()
 
+  /// Names the classes in label order (one per class, else an Error naming both counts); the
+  /// JSON metrics and the confusion matrix then show them.
+  void name_classes(std::vector<std::string> names);
+  bool named() const { return !names_.empty(); }
+  /// Class c's name, or its number when the classes are not named.
+  std::string name(int64_t c) const;
+
  private:
   int64_t classes_, k_;
+  std::vector<std::string> names_;
   int64_t total_ = 0, top1_ = 0, topk_ = 0;
   std::vector<int64_t> confusion_;  // [classes, classes], row = label, column = prediction
 };
@@ -59,11 +67,22 @@ ClassMetrics evaluate_classes(nn::Module& model, const TrainingData& data, int64
 /// fraction of its row (white 0, dark blue 1; a class without examples is white), with a grey grid
 /// between cells of 6 pixels or more, each cell's fraction written in it when cells are 36 pixels
 /// or more, every class labelled up to 20 classes, a colour bar, and the test set's size and top-1
-/// accuracy in the title. The matrix is confusion_png_side(classes) pixels square, the page
-/// 250 pixels wider and 150 taller. An Error names the file when it cannot be written.
+/// accuracy in the title. Named classes (ClassMetrics::name_classes) are labelled with their
+/// names, the columns' written upwards. The matrix is confusion_png_side(classes) pixels square,
+/// the page confusion_png_margins(metrics) wider and taller. An Error names the file when it
+/// cannot be written.
 void write_confusion_png(const std::string& path, const ClassMetrics& metrics);
 
 /// The side of write_confusion_png's matrix in pixels: 48 per class, within 360 .. 900.
 int confusion_png_side(int64_t classes);
+
+/// The pixels write_confusion_png's page adds to the matrix's side: 250 in width and 150 in
+/// height for classes labelled by number; more, by the longest label, for named classes.
+struct ConfusionMargins {
+  int left, right, bottom, top;
+  int width() const { return left + right; }
+  int height() const { return bottom + top; }
+};
+ConfusionMargins confusion_png_margins(const ClassMetrics& metrics);
 
 }  // namespace exadnn::train

@@ -42,6 +42,9 @@ struct DataSpec {
   /// data.layout: how a kind's files are laid out, as names the kind declares
   /// (DatasetKind::layout_keys), e.g. the dataset and attribute names of someone else's files.
   std::map<std::string, std::string> layout;
+  /// data.class_names: the name of each class, in label order (the metrics' per-class figures
+  /// and the confusion matrix show them); empty: the kind's own (DatasetKind::class_names).
+  std::vector<std::string> class_names;
 };
 
 /// A config's training and test sets and the transform their loaders apply to each batch of
@@ -63,10 +66,16 @@ struct DatasetKind {
   /// The keys data.layout may hold for this kind, with what each names (for the config's
   /// messages); empty: the kind takes no layout.
   std::vector<std::pair<std::string, std::string>> layout_keys = {};
+  /// The names of the kind's classes when its labels have fixed meanings (Fashion-MNIST's ten
+  /// garments); empty: the labels are numbers only.
+  std::vector<std::string> class_names = {};
 };
 
 /// fashion-mnist, mnist, idx, csv, hdf5, and every kind added with datasets().add(name, kind).
 Registry<DatasetKind>& datasets();
+
+/// The class names a run with `d` shows: data.class_names, else the kind's own (empty if neither).
+std::vector<std::string> class_names(const DataSpec& d);
 
 /// Loads the datasets `d` names and checks that both splits hold examples of one shape (an
 /// Error naming the files otherwise).

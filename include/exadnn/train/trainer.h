@@ -36,7 +36,10 @@ struct TrainerParts {
   std::shared_ptr<nn::Module> model;  ///< empty: build_model(config.model, ...)
   /// A new model of the same architecture (threaded strategies); empty: from config.model.
   std::function<std::shared_ptr<nn::Module>()> make_model;
-  TrainingData data;                   ///< train empty: load_training_data(config.data)
+  TrainingData data;  ///< train empty: load_training_data(config.data)
+  /// The names of `data`'s classes in label order, for the metrics (config.data.class_names,
+  /// when given, wins); checked against the model's classes like data.class_names.
+  std::vector<std::string> class_names;
   LossFunction loss;                   ///< empty: losses().at(config.loss)
   std::unique_ptr<Strategy> strategy;  ///< empty: make_strategy(config)
   ScoreFunction score;                 ///< empty: classification accuracy (classification_accuracy)
@@ -103,11 +106,15 @@ class Trainer {
 double classification_accuracy(nn::Module& model, const TrainingData& data, int64_t batch_size,
                                Device device = Device::cpu());
 
-/// Scores the model saved in a checkpoint written by a Trainer on its config's test set.
+/// Scores the model saved in a checkpoint written by a Trainer on its config's test set. With
+/// `metrics_out`, a classifier's per-class figures are written there too (the JSON of
+/// TrainOptions::metrics_out without epochs) and its confusion matrix beside it (.confusion.png),
+/// classes named as the run named them.
 struct CheckpointScore {
   double accuracy;
   int64_t examples;
 };
-CheckpointScore evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size = 1000);
+CheckpointScore evaluate_checkpoint(const std::string& checkpoint_path, int64_t batch_size = 1000,
+                                    const std::string& metrics_out = "");
 
 }  // namespace exadnn::train
