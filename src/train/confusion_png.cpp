@@ -15,7 +15,8 @@ namespace {
 
 constexpr double kTextPixels = 13.5;  // the page's text height
 constexpr double kCharPixels = 7.5;   // a character's estimated width at that height
-constexpr int64_t kMaxLabelled = 20;  // classes up to which every class is labelled
+constexpr int64_t kMaxNumbered = 20;  // classes up to which every class's number is written
+constexpr int kMinNamedCell = 16;     // pixels a cell needs for its class's name beside it
 
 // The longest class label, in characters (UTF-8 continuation bytes not counted).
 size_t longest_label(const ClassMetrics& m) {
@@ -28,6 +29,12 @@ size_t longest_label(const ClassMetrics& m) {
   return longest;
 }
 
+// Every class's name beside its row and under its column (written upwards, one text line a
+// cell): named classes whose cells are tall enough for a line of text.
+bool names_drawn(const ClassMetrics& m) {
+  return m.named() && confusion_png_side(m.classes()) / m.classes() >= kMinNamedCell;
+}
+
 }  // namespace
 
 int confusion_png_side(int64_t classes) {
@@ -38,7 +45,7 @@ ConfusionMargins confusion_png_margins(const ClassMetrics& m) {
   // Numbers: fixed margins for the labels and axis titles left and below, the title above, the
   // colour bar right. Names: room for the longest beside the rows and under the columns.
   ConfusionMargins margins{100, 150, 80, 70};
-  if (m.named() && m.classes() <= kMaxLabelled) {
+  if (names_drawn(m)) {
     const int label = static_cast<int>(kCharPixels * static_cast<double>(longest_label(m)));
     margins.left = std::max(margins.left, 50 + label);
     margins.bottom = std::max(margins.bottom, 50 + label);
@@ -107,8 +114,8 @@ void write_confusion_png(const std::string& path, const ClassMetrics& m) {
     plschr(0, 1.0);
   }
   plcol0(1);
-  const bool labelled = c <= kMaxLabelled;  // every class labelled, or PLplot's own steps
-  const bool names = labelled && m.named();
+  const bool names = names_drawn(m);
+  const bool labelled = names || c <= kMaxNumbered;  // every class labelled, or PLplot's steps
   plbox(names ? "bct" : "bcnt", labelled ? 1.0 : 0.0, 0, names ? "bct" : "bcntv",
         labelled ? 1.0 : 0.0, 0);
   if (names)  // the rows' names left of them, the columns' written upwards below them

@@ -123,3 +123,19 @@ TEST(ClassMetrics, NamedClassesLabelTheConfusionPng) {
   EXPECT_GT(left_text, 200);
   EXPECT_GT(bottom_text, 200);
 }
+
+// Names fit beside cells of 16 pixels or more: 39 classes (23-pixel cells) are named, 60
+// (15-pixel cells) are not, and their page has the margins of numbered classes.
+TEST(ClassMetrics, ConfusionPngNamesClassesWhileTheirCellsHoldALineOfText) {
+  for (const int64_t classes : {39, 60}) {
+    train::ClassMetrics m(classes);
+    std::vector<std::string> names;
+    for (int64_t c = 0; c < classes; ++c) names.push_back("group " + std::to_string(c + 100));
+    m.name_classes(names);
+    const train::ConfusionMargins margins = train::confusion_png_margins(m);
+    if (classes == 39)
+      EXPECT_GT(margins.left, 100) << "room for the names";
+    else
+      EXPECT_EQ(margins.width(), 250) << "no names beside 15-pixel cells";
+  }
+}

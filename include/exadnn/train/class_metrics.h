@@ -66,9 +66,10 @@ ClassMetrics evaluate_classes(nn::Module& model, const TrainingData& data, int64
 /// (class 0 at the top), column = prediction (class 0 at the left), the colour of each cell the
 /// fraction of its row (white 0, dark blue 1; a class without examples is white), with a grey grid
 /// between cells of 6 pixels or more, each cell's fraction written in it when cells are 36 pixels
-/// or more, every class labelled up to 20 classes, a colour bar, and the test set's size and top-1
+/// or more, every class numbered up to 20 classes, a colour bar, and the test set's size and top-1
 /// accuracy in the title. Named classes (ClassMetrics::name_classes) are labelled with their
-/// names, the columns' written upwards. The matrix is confusion_png_side(classes) pixels square,
+/// names instead, the columns' written upwards, while a cell is 16 pixels or more (up to 56
+/// classes). The matrix is confusion_png_side(classes) pixels square,
 /// the page confusion_png_margins(metrics) wider and taller. An Error names the file when it
 /// cannot be written.
 void write_confusion_png(const std::string& path, const ClassMetrics& metrics);
