@@ -21,6 +21,12 @@ enum class ConvAlgorithm {
 void set_conv_algorithm(ConvAlgorithm algorithm);
 /// The algorithm in effect.
 ConvAlgorithm conv_algorithm();
+/// Convolution problems this process measured (`fastest`) while other processes used the cores:
+/// their routes serve this process but are not written to the wisdom file, so a later run
+/// measures them again and may take other routes, which round differently. 0: every route this
+/// process took is remembered (or came from the wisdom file), and a rerun takes the same ones.
+long long conv_routes_not_remembered();
+
 /// "fastest", "onednn" or "im2col".
 const char* conv_algorithm_name(ConvAlgorithm algorithm);
 

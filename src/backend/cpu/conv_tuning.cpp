@@ -204,6 +204,7 @@ class LockedWisdom {
 struct Known {
   std::mutex mutex;
   std::unordered_map<std::string, ConvRoute> routes;
+  long long not_remembered = 0;  // measured on a busy machine: kept here, not in the file
 };
 Known& known() {
   static Known k;
@@ -271,7 +272,10 @@ ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
   for (const auto& [saved_key, route] : wisdom.read()) k.routes.emplace(saved_key, route);
   if (auto it = k.routes.find(key); it != k.routes.end() && followed(it->second)) return it->second;
   const Measurement m = measure(run, routes);
-  if (m.trusted) wisdom.append(key, m.route);
+  if (m.trusted)
+    wisdom.append(key, m.route);
+  else
+    ++k.not_remembered;
   k.routes.insert_or_assign(key, m.route);
   return m.route;
 }
@@ -284,6 +288,17 @@ void forget_conv_routes() {
   Known& k = known();
   std::lock_guard<std::mutex> lock(k.mutex);
   k.routes.clear();
+  k.not_remembered = 0;
 }
 
 }  // namespace exadnn::cpu
+
+namespace exadnn {
+
+long long conv_routes_not_remembered() {
+  cpu::Known& k = cpu::known();
+  std::lock_guard<std::mutex> lock(k.mutex);
+  return k.not_remembered;
+}
+
+}  // namespace exadnn
