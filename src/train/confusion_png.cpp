@@ -14,7 +14,10 @@ namespace exadnn::train {
 namespace {
 
 constexpr double kTextPixels = 13.5;  // the page's text height
-constexpr double kCharPixels = 7.5;   // a character's estimated width at that height
+// A character's width at that height, generous (DejaVu Sans: ~8 px on average, 'm' 12; this
+// PLplot has no public call that measures a string): the margins and the axis titles' places
+// beside named classes are sized with it.
+constexpr double kCharPixels = 10;
 constexpr int64_t kMaxNumbered = 20;  // classes up to which every class's number is written
 constexpr int kMinNamedCell = 16;     // pixels a cell needs for its class's name beside it
 
@@ -47,8 +50,8 @@ ConfusionMargins confusion_png_margins(const ClassMetrics& m) {
   ConfusionMargins margins{100, 150, 80, 70};
   if (names_drawn(m)) {
     const int label = static_cast<int>(kCharPixels * static_cast<double>(longest_label(m)));
-    margins.left = std::max(margins.left, 50 + label);
-    margins.bottom = std::max(margins.bottom, 50 + label);
+    margins.left = std::max(margins.left, 45 + label);
+    margins.bottom = std::max(margins.bottom, 45 + label);
   }
   return margins;
 }
@@ -118,20 +121,27 @@ void write_confusion_png(const std::string& path, const ClassMetrics& m) {
   const bool labelled = names || c <= kMaxNumbered;  // every class labelled, or PLplot's steps
   plbox(names ? "bct" : "bcnt", labelled ? 1.0 : 0.0, 0, names ? "bct" : "bcntv",
         labelled ? 1.0 : 0.0, 0);
-  if (names)  // the rows' names left of them, the columns' written upwards below them
+  // The axis titles beyond the labels, in text heights from the frame: where PLplot's pllab puts
+  // them beside numbers; beside names, past the longest name's estimated length.
+  double title_below = 3.2, title_left = 5.0;
+  if (names) {  // the rows' names left of them, the columns' written upwards below them
     for (int64_t k = 0; k < c; ++k) {
       const std::string name = io::plplot_literal(m.name(k));
       const double along = (static_cast<double>(k) + 0.5) / n;  // from the left / the top
       plmtex("lv", 0.6, 1.0 - along, 1.0, name.c_str());
       plmtex("bv", 0.6, along, 1.0, name.c_str());
     }
+    const double names_reach =
+        0.6 + kCharPixels * static_cast<double>(longest_label(m)) / kTextPixels;
+    title_below = names_reach + 1.6;
+    title_left = names_reach + 1.0;
+  }
   char title[96];
   std::snprintf(title, sizeof title, "confusion matrix: %lld test examples, top-1 %.2f %%",
                 static_cast<long long>(m.total()), 100.0 * m.top1());
   plmtex("t", 1.5, 0.5, 0.5, title);
-  // The axis titles outside the labels: their distance in text heights from the margins' pixels.
-  plmtex("b", (margin.bottom - 22) / kTextPixels, 0.5, 0.5, "predicted class");
-  plmtex("l", (margin.left - 24) / kTextPixels, 0.5, 0.5, "true class");
+  plmtex("b", title_below, 0.5, 0.5, "predicted class");
+  plmtex("l", title_left, 0.5, 0.5, "true class");
   // The colour bar: the fraction of the row, in shades of 0.05.
   io::ColourBar bar{{}, "fraction of the true class", 0.03, 0.04, 1};
   for (int k = 0; k <= 20; ++k) bar.edges.push_back(k / 20.0);

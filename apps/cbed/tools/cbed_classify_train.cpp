@@ -10,10 +10,12 @@
 // test/y), a file other frameworks read too (bench/compare_pytorch.sh's cbed_resnet18).
 #include <exadnn/exadnn.h>
 #include <exadnn/train/class_metrics.h>
+#include <exadnn/train/output_files.h>
 #include <exadnn/train/trainer.h>
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "cbed/classify_data.h"
@@ -77,6 +79,14 @@ int main(int argc, char** argv) {
     o.generate.stack.multislice.grid.nx = o.generate.stack.multislice.grid.ny = size;
     o.task =
         task == "system" ? cbed::ClassifyTask::crystal_system : cbed::ClassifyTask::space_group;
+    // The config and the metrics path first: a typo fails now, not after minutes of generation.
+    std::optional<exadnn::train::TrainConfig> config;
+    if (export_path.empty()) {
+      config = exadnn::train::load_config(config_path, overrides);
+      exadnn::train::TrainOptions outputs;
+      outputs.metrics_out = metrics_out;
+      exadnn::train::check_output_files(outputs);
+    }
     const auto start = std::chrono::steady_clock::now();
     const cbed::ClassifyData d = cbed::make_classify_data(o);
     const double generation_s = seconds_since(start);
@@ -99,14 +109,13 @@ int main(int argc, char** argv) {
       return 0;
     }
 
-    exadnn::train::TrainConfig config = exadnn::train::load_config(config_path, overrides);
     exadnn::train::TrainerParts parts;
     parts.data.train = d.train;
     parts.data.test = d.test;
     parts.class_names = d.class_names;  // the metrics' and the confusion matrix's labels
     exadnn::train::TrainOptions options;
     options.metrics_out = metrics_out;
-    exadnn::train::Trainer trainer(config, options, std::move(parts));
+    exadnn::train::Trainer trainer(*config, options, std::move(parts));
     // The Trainer checked that the model scores as many classes as the task has (the names).
     const int64_t classes = static_cast<int64_t>(d.class_names.size());
     trainer.on_epoch([](const exadnn::train::EpochRecord& e) {
@@ -117,7 +126,7 @@ int main(int argc, char** argv) {
     });
     trainer.fit();
     const exadnn::train::ClassMetrics m = exadnn::train::evaluate_classes(
-        trainer.model(), trainer.data(), config.data.batch_size, classes);
+        trainer.model(), trainer.data(), config->data.batch_size, classes);
     std::printf(
         "held-out %s (%lld materials, %lld classes): top-1 %.4f  top-%lld %.4f  "
         "macro-F1 %.4f\n",
