@@ -31,13 +31,16 @@ DType autocast_for(const std::string& precision) {
 
 // Integer targets must be classes the model scores: [0, the width of its output). `source`
 // names a split's labels in messages. Returns the number of classes (0: regression targets) and
-// the training set's labels (read once, for class_balance too).
+// the training set's labels (read once, for class_balance too; not read when only the test set
+// is scored, as by exadnn eval).
 struct Labels {
   int64_t classes = 0;
   std::vector<int64_t> train;
 };
+enum class LabelSplits { train_and_test, test_only };
 Labels check_labels(nn::Module& model, const TrainingData& data,
-                    const std::function<std::string(bool train)>& source) {
+                    const std::function<std::string(bool train)>& source,
+                    LabelSplits splits = LabelSplits::train_and_test) {
   if (is_floating(data.train->target_dtype())) return {};  // regression targets
   NoGradGuard no_grad;
   Generator unused;
@@ -46,7 +49,9 @@ Labels check_labels(nn::Module& model, const TrainingData& data,
   model.eval();
   const int64_t classes = model.forward(x).size(-1);
   model.train();
-  std::vector<int64_t> train = data::check_class_labels(*data.train, classes, source(true));
+  std::vector<int64_t> train;
+  if (splits == LabelSplits::train_and_test)
+    train = data::check_class_labels(*data.train, classes, source(true));
   if (data.test) data::check_class_labels(*data.test, classes, source(false));
   return {classes, std::move(train)};
 }
@@ -468,9 +473,8 @@ CheckpointScore evaluate_checkpoint(const std::string& checkpoint_path, int64_t 
   if (metrics_out.empty())
     return {classification_accuracy(*model, data, batch_size), data.test->size()};
   const DatasetKind& kind = datasets().at(config.data.dataset);
-  const int64_t classes = check_labels(*model, data, [&](bool train) {
-                            return kind.label_source(config.data, train);
-                          }).classes;
+  const auto source = [&](bool train) { return kind.label_source(config.data, train); };
+  const int64_t classes = check_labels(*model, data, source, LabelSplits::test_only).classes;
   EXADNN_CHECK(classes > 0, "eval", checkpoint_path,
                ": --metrics-out writes per-class figures, but this model's targets are values");
   ClassMetrics per_class = evaluate_classes(*model, data, batch_size, classes);
