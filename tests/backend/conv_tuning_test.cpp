@@ -123,7 +123,7 @@ TEST_F(ConvTuning, WithWinogradOffAWinogradLineIsNotFollowed) {
     std::ofstream out(wisdom());
     for (ConvPass pass : {ConvPass::forward, ConvPass::backward_data, ConvPass::backward_weights}) {
       std::string key = cpu::conv_wisdom_key(g, false, pass);
-      key.replace(key.find("routes5-nowinograd"), 18, "routes5");  // as written with it on
+      key.replace(key.find("routes6-nowinograd"), 18, "routes6");  // as written with it on
       out << key << " onednn-winograd\n";
     }
   }

@@ -216,12 +216,13 @@ Known& known() {
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass,
                             std::string_view op) {
   std::ostringstream s;
-  // "routes5": measured among the six routes, written only when measured on a quiet machine,
-  // since the im2col route's threads took chunks of their own (2026-12-06); older lines, chosen
-  // against a slower im2col ("routes4") or on a busy machine ("routes3"), are ignored.
+  // "routes6": measured among the six routes, written only when measured on a quiet machine,
+  // since the fused conv + pool step's oneDNN passes were measured in released memory (each run
+  // its own scratch, 2026-12-07); older lines, chosen against oneDNN runs in fresh memory
+  // ("routes5"), a slower im2col ("routes4") or on a busy machine ("routes3"), are ignored.
   // With EXADNN_CONV_WINOGRAD=0 the routes measured are others: a line naming Winograd must
   // not be followed then (it would fail), nor a choice made without it when it is back.
-  s << op << "/f32/routes5" << (onednn::winograd_enabled() ? "" : "-nowinograd") << '/'
+  s << op << "/f32/routes6" << (onednn::winograd_enabled() ? "" : "-nowinograd") << '/'
     << machine_tag() << "/threads" << get_num_threads() << '/' << pass_name(pass) << "/n" << g.n
     << "c" << g.c << "h" << g.h << "w" << g.w << "o" << g.o << "k" << g.kh << 'x' << g.kw << "s"
     << g.stride_h << 'x' << g.stride_w << "p" << g.pad_h << 'x' << g.pad_w << "d" << g.dilation_h
