@@ -286,7 +286,7 @@ constexpr ConvRoute kBackwardRoutes[] = {ConvRoute::onednn_nhwc, ConvRoute::im2c
 // reuse the memory the last one released, as the passes of successive training steps do: with
 // the call's Scratch holding every run's buffers until its end, each oneDNN run of a measurement
 // took fresh, cold memory, measured ~25 % slower than in training (the weights' pass of a CNN's
-// conv2 on an AVX-512 EPYC: 3.0 vs 2.4 ms), and the im2col route, which takes none, was chosen.
+// conv2 on an AVX-512 EPYC: 3.0 vs 2.4 ms), and the im2col route, which takes little, was chosen.
 // Runs one backward pass: run(route) by the route measured for it where the plan offers the
 // choice, by oneDNN (ConvRoute::onednn_nhwc stands for the plan's primitives) otherwise.
 void run_backward_pass(const Plan& e, const Conv2dGeometry& conv, bool bias, ConvPass pass,
