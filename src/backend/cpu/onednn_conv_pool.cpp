@@ -273,8 +273,8 @@ Tensor relu_masked(const Tensor& grad, const Tensor& relu_output) {
   float* m = static_cast<float*>(masked.data_ptr());
   const int64_t n = grad.numel();
   // g[i] is read whatever y[i] is, so the loop is a vector select: with the read under the
-  // condition g++ compiled a compare and a branch per element (taken at random, ~50 % of a
-  // CNN's pooled outputs being positive), ~0.13 ms a step for conv2's [128, 64, 4, 4].
+  // condition g++ compiled a compare and a branch per element (alone, for a [128, 64, 4, 4]
+  // gradient with half the outputs zero at 2 threads: 266 us against 12 us).
 #pragma omp parallel for simd schedule(static) if (n > (int64_t{1} << 16))
   for (int64_t i = 0; i < n; ++i) {
     const float gi = g[i];
