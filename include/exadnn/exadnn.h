@@ -49,6 +49,7 @@
 #include "exadnn/ops/comparison.h"
 #include "exadnn/ops/concat.h"
 #include "exadnn/ops/conv.h"
+#include "exadnn/ops/cross_entropy.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/inplace.h"

@@ -1,6 +1,7 @@
 #include "exadnn/nn/loss.h"
 
 #include "exadnn/ops/comparison.h"
+#include "exadnn/ops/cross_entropy.h"
 #include "exadnn/ops/elementwise.h"
 #include "exadnn/ops/factories.h"
 #include "exadnn/ops/operators.h"
@@ -39,18 +40,6 @@ void check_same_shape(const Tensor& a, const Tensor& b, const char* op) {
 
 }  // namespace
 
-Tensor one_hot(const Tensor& target, int64_t classes, DType dtype) {
-  const Tensor labels = target.to(DType::i64);
-  if (labels.numel() > 0) {
-    const int64_t lo = min(labels).item<int64_t>(), hi = max(labels).item<int64_t>();
-    EXADNN_CHECK(lo >= 0 && hi < classes, "one_hot", "class index ", lo < 0 ? lo : hi,
-                 " is outside [0, ", classes, ")");
-  }
-  return eq(labels.unsqueeze(-1),
-            arange(classes, TensorOptions(DType::i64).device(target.device())))
-      .to(dtype);
-}
-
 Tensor nll_loss(const Tensor& log_probs_in, const Tensor& target, Reduction reduction) {
   const Tensor log_probs = autocast_to_f32(log_probs_in);  // autocast keeps losses in f32
   check_classification(log_probs, target, "nll_loss");
@@ -64,10 +53,10 @@ Tensor cross_entropy(const Tensor& logits_in, const Tensor& target, double label
   check_classification(logits, target, "cross_entropy");
   EXADNN_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0, "cross_entropy",
                "label_smoothing must be in [0, 1], got ", label_smoothing);
-  const Tensor log_probs = logits - logsumexp(logits, {1}, /*keepdim=*/true);
-  const Tensor nll = neg(sum(log_probs * one_hot(target, logits.size(1), logits.dtype()), {1}));
+  const Tensor nll = softmax_cross_entropy(logits, target);  // [N], one fused node on CPU
   if (label_smoothing == 0.0) return reduce(nll, reduction);
-  const Tensor uniform = neg(mean(log_probs, {1}));
+  // The smoothing term: the mean over classes of -log_softmax = logsumexp - mean of the logits.
+  const Tensor uniform = logsumexp(logits, {1}) - mean(logits, {1});
   return reduce(nll * (1.0 - label_smoothing) + uniform * label_smoothing, reduction);
 }
 

@@ -69,8 +69,9 @@ TEST(Loss, BadTargetsAreNamed) {
   const Tensor logits = zeros({2, 3});
   EXPECT_EXADNN_ERROR(nn::cross_entropy(logits, from_vector<int64_t>({0, 1, 2})), "cross_entropy",
                       "[3]", "[2, 3]");
-  EXPECT_EXADNN_ERROR(nn::cross_entropy(logits, from_vector<int64_t>({0, 3})), "one_hot", "3",
-                      "[0, 3)");
+  EXPECT_EXADNN_ERROR(nn::cross_entropy(logits, from_vector<int64_t>({0, 3})), "cross_entropy",
+                      "class index 3", "example 1", "[0, 3)");
+  EXPECT_EXADNN_ERROR(nn::nll_loss(logits, from_vector<int64_t>({0, 3})), "one_hot", "3", "[0, 3)");
   EXPECT_EXADNN_ERROR(nn::cross_entropy(logits, zeros({2})), "cross_entropy", "integers");
   EXPECT_EXADNN_ERROR(nn::mse_loss(zeros({2}), zeros({3})), "mse_loss", "[2]", "[3]");
 }

@@ -162,4 +162,19 @@ using SoftmaxForwardKernel = void(const SoftmaxGeometry& g, const Tensor& out, c
 using SoftmaxBackwardKernel = void(const SoftmaxGeometry& g, const Tensor& grad_x,
                                    const Tensor& grad_out, const Tensor& out);
 
+// ---- softmax cross-entropy against class indices -------------------------------------------
+
+/// loss [n] = lse [n] - logits [n, target [n]], with lse [n] = log Σ_c exp(logits [n, c])
+/// computed stably (the row's maximum subtracted first), for logits [n, c] and target [n] (i64,
+/// dense). A target outside [0, c) is an Error naming it and its example; NaN in a row gives
+/// NaN. An optional kernel: where a backend registers none, softmax_cross_entropy() composes
+/// log_softmax, a one-hot pick and a sum.
+using CrossEntropyForwardKernel = void(const Tensor& loss, const Tensor& lse, const Tensor& logits,
+                                       const Tensor& target);
+/// grad_logits [n, c] = grad_loss [n] (exp(logits [n, c] - lse [n]) - [c == target [n]]), from
+/// the forward's logits, lse and (already checked) target.
+using CrossEntropyBackwardKernel = void(const Tensor& grad_logits, const Tensor& grad_loss,
+                                        const Tensor& logits, const Tensor& lse,
+                                        const Tensor& target);
+
 }  // namespace exadnn

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "exadnn/core/tensor.h"
+#include "exadnn/ops/cross_entropy.h"
 
 namespace exadnn::nn {
 
@@ -25,7 +26,7 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, double delta = 1.0,
 /// Binary cross-entropy on logits, computed stably: max(x,0) - x·y + log(1 + exp(-|x|)).
 Tensor bce_with_logits(const Tensor& logits, const Tensor& target,
                        Reduction reduction = Reduction::mean);
-/// One-hot encoding of class indices [N] -> [N, classes] of `dtype`.
-Tensor one_hot(const Tensor& target, int64_t classes, DType dtype = DType::f32);
+/// One-hot encoding of class indices (the op, exadnn/ops/cross_entropy.h).
+using exadnn::one_hot;
 
 }  // namespace exadnn::nn

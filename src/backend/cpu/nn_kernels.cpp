@@ -14,6 +14,7 @@
 namespace exadnn::cpu {
 
 void register_softmax_kernels(KernelRegistry& r);
+void register_cross_entropy_kernels(KernelRegistry& r);
 
 namespace {
 
@@ -290,6 +291,7 @@ void register_nn_kernels(KernelRegistry& r) {
   put<Conv2dMaxPoolBackwardKernel>(r, OpId::conv2d_max_pool_backward, DType::f32,
                                    &conv2d_max_pool_backward);
   register_softmax_kernels(r);
+  register_cross_entropy_kernels(r);
 }
 
 }  // namespace exadnn::cpu
