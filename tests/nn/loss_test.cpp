@@ -28,6 +28,27 @@ TEST(Loss, CrossEntropyMatchesLogSoftmax) {
                         {(l0 + l1) / 2}, kTol));
 }
 
+// On CPU the loss is one graph node on the path from the mean to the logits (it was a dozen:
+// logsumexp, the one-hot pick, a product, a sum, a negation), so a step pays for one dispatch.
+TEST(Loss, CrossEntropyIsOneNodeBetweenTheMeanAndTheLogits) {
+  const Tensor logits = randn({8, 5}).requires_grad_(true);
+  const Tensor loss = nn::cross_entropy(logits, from_vector<int64_t>({0, 1, 2, 3, 4, 0, 1, 2}));
+  std::vector<std::string> path;  // node names from the loss down to the logits' leaf
+  for (auto node = loss.grad_fn(); node != nullptr;) {
+    path.push_back(node->name());
+    std::vector<std::shared_ptr<autograd::Node>> inputs;  // those that want a gradient
+    for (const autograd::Edge& e : node->next_edges())
+      if (e.valid()) inputs.push_back(e.node);
+    if (inputs.empty()) break;
+    ASSERT_EQ(inputs.size(), 1u) << node->name();
+    node = inputs[0];
+  }
+  ASSERT_GE(path.size(), 2u);
+  EXPECT_EQ(path.back(), "AccumulateGrad");
+  EXPECT_EQ(path[path.size() - 2], "cross_entropy");
+  EXPECT_LE(path.size(), 4u) << ::testing::PrintToString(path);  // the mean's nodes, the loss, the leaf
+}
+
 TEST(Loss, RegressionLossesMatchFormulas) {
   const Tensor x = from_vector<double>({0.5, -2.0, 3.0});
   const Tensor y = from_vector<double>({1.0, 1.0, 2.8});
