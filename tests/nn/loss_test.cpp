@@ -46,7 +46,8 @@ TEST(Loss, CrossEntropyIsOneNodeBetweenTheMeanAndTheLogits) {
   ASSERT_GE(path.size(), 2u);
   EXPECT_EQ(path.back(), "AccumulateGrad");
   EXPECT_EQ(path[path.size() - 2], "cross_entropy");
-  EXPECT_LE(path.size(), 4u) << ::testing::PrintToString(path);  // the mean's nodes, the loss, the leaf
+  EXPECT_LE(path.size(), 4u) << ::testing::PrintToString(
+      path);  // the mean's nodes, the loss, the leaf
 }
 
 TEST(Loss, RegressionLossesMatchFormulas) {
