@@ -159,6 +159,9 @@ def training_model(folder, model):
                          "accuracy": j["test_accuracy"], "flops": j.get("train_flops_per_sample")})
         if not runs:
             raise SystemExit(f"no {fw}.{model}.*.json in {folder}")
+        for i, r in enumerate(runs, 1):  # the GEMM measured just before run i's round, if it was
+            path = os.path.join(folder, f"gemm.{model}.{i}")
+            r["gemm"] = float(open(path).read()) if os.path.exists(path) else 0.0
         med = {k: statistics.median(r[k] for r in runs) for k in ("first", "steady", "rss")}
         acc = [r["accuracy"] for r in runs]  # one seed per run: the mean and spread, not a median
         out[fw] = {"runs": runs, **med, "accuracy": statistics.mean(acc),
@@ -185,15 +188,22 @@ def training(args):
         ex, pt, flops = m["ex"], m["pt"], m["flops"]
         gx, gp = flops * ex["steady"] / 1e9, flops * pt["steady"] / 1e9
         frac = (lambda g: f"{100 * g / gemm:.0f} %") if gemm > 0 else (lambda g: "-")
+
+        def beside(fw):  # median over the runs of each run's fraction of the GEMM measured beside it
+            fr = [flops * r["steady"] / 1e9 / r["gemm"] for r in m[fw]["runs"] if r["gemm"] > 0]
+            return f"{100 * statistics.median(fr):.0f} %" if fr else "-"
         rows.append([model, f"{ex['steady']:.0f}", f"{pt['steady']:.0f}", f"{ex['steady'] / pt['steady']:.2f}x",
                      f"{ex['first']:.0f} / {pt['first']:.0f}", f"{gx:.1f} ({frac(gx)})", f"{gp:.1f} ({frac(gp)})",
+                     f"{beside('ex')} / {beside('pt')}",
                      f"{ex['rss']:.0f} / {pt['rss']:.0f} MB = {ex['rss'] / pt['rss']:.2f}"])
         if table:
             continue
         for fw, name in (("ex", "exadnn"), ("pt", "PyTorch")):
             for i, r in enumerate(m[fw]["runs"], 1):
+                now = (f", {100 * flops * r['steady'] / 1e9 / r['gemm']:.0f} % of the GEMM measured before its "
+                       f"round ({r['gemm']:.1f} GFLOP/s)") if r["gemm"] > 0 else ""
                 print(f"  {model} {name} run {i} (seed {i - 1}): first epoch {r['first']:.0f} samples/s, steady {r['steady']:.0f}, "
-                      f"peak RSS {r['rss']:.0f} MB, accuracy {r['accuracy']:.4f}")
+                      f"peak RSS {r['rss']:.0f} MB, accuracy {r['accuracy']:.4f}{now}")
         print(f"{model}: steady samples/s (medians over {len(ex['runs'])} runs) exadnn {ex['steady']:.0f}, "
               f"PyTorch {pt['steady']:.0f} ({pt['cfg']}) -> {ex['steady'] / pt['steady']:.2f}x; first epoch "
               f"{ex['first']:.0f} vs {pt['first']:.0f}")
@@ -203,10 +213,12 @@ def training(args):
               f"{100 * pt['accuracy']:.1f} ± {100 * pt['accuracy_sd']:.1f} %; parameters exadnn {ex['params']}, "
               f"PyTorch {pt['params']}" + ("" if ex["params"] == pt["params"] else " (DIFFER)"))
         print(f"{model}: {flops / 1e6:.1f} MFLOP/sample; training GFLOP/s exadnn {gx:.1f} ({frac(gx)} of the best "
-              f"GEMM), PyTorch {gp:.1f} ({frac(gp)})")
+              f"GEMM), PyTorch {gp:.1f} ({frac(gp)}); of the GEMM measured before each round (median over the "
+              f"runs) exadnn {beside('ex')}, PyTorch {beside('pt')}")
     if table:
         head = ["model", "exadnn samples/s (steady)", "PyTorch best", "ratio", "first epoch exadnn / PyTorch",
-                "exadnn GFLOP/s (of best GEMM)", "PyTorch's", "peak RSS exadnn / PyTorch"]
+                "exadnn GFLOP/s (of best GEMM)", "PyTorch's", "of the GEMM beside each run, exadnn / PyTorch",
+                "peak RSS exadnn / PyTorch"]
         print("| " + " | ".join(head) + " |")
         print("|" + " --- |" * len(head))
         for row in rows:

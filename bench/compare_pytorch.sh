@@ -33,7 +33,8 @@
 # 2 x multiply-adds, counted by compare_pytorch.py) is also printed as a fraction of the best f32
 # GEMM GFLOP/s measured here at 2 threads (exadnn::matmul, dnnl_sgemm and OpenBLAS's sgemm, auto
 # and SkylakeX where the CPU has AVX-512, at 512^3 and 2048^3), when BUILD_DIR has bench/exadnn_matmul_bench
-# (-DEXADNN_BUILD_BENCHMARKS=ON). Peak RSS is each process's own ru_maxrss (both frameworks hold
+# (-DEXADNN_BUILD_BENCHMARKS=ON); and, since the machine's speed drifts, as the median over the
+# runs of each run's fraction of that same GEMM measured again just before the run's round. Peak RSS is each process's own ru_maxrss (both frameworks hold
 # the same f32 data: ~190 MB for Fashion-MNIST, ~126 MB for the 3x64x64 set), with the ratio.
 #
 # Timing needs a quiet machine: with 2 cores, any other busy process makes both frameworks'
@@ -109,6 +110,16 @@ print(f"{best[0]:.1f} {best[1]}")
 EOF
   )
   echo "best f32 GEMM at 2 threads: $gemm GFLOP/s ($gemm_name)"
+  # That GEMM (library, shape, environment) measured again before each round, so that each run
+  # is also set against the machine's speed at its own time (this VM's speed drifts by 30 % and
+  # more within minutes): compare.py prints both fractions.
+  gemm_now() {
+    local name=${gemm_name% (SkylakeX)} envs=()
+    [ "$name" != "$gemm_name" ] && envs=("${SKYLAKEX[@]}")
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "${envs[@]}" "$MATMUL" --benchmark_filter="^$name\$" \
+      --benchmark_format=json 2>> "$tmp/gemm.err" |
+      python3 -c 'import json, sys; print(max(b["GFLOP/s"] for b in json.load(sys.stdin)["benchmarks"]))'
+  }
 else
   echo "no $MATMUL (configure $BUILD with -DEXADNN_BUILD_BENCHMARKS=ON): GEMM fraction not measured"
 fi
@@ -158,6 +169,7 @@ for model in $MODELS; do
   alloc=$3
   echo "threads $tt, OpenBLAS $bb${cl:+, channels-last}${MALLOC_NOTE[$alloc]}" > "$tmp/pt.$model.cfg"
   for run in $(seq "$RUNS"); do  # run r: seed r - 1 on both sides (one seed's accuracy is noise)
+    [ "$gemm" != 0 ] && gemm_now > "$tmp/gemm.$model.$run"
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE -u OMP_NUM_THREADS "$EXADNN" train \
       --config "$(config $model)" "${exset[@]}" --set epochs=$EPOCHS --set threads=$THREADS \
       --set data.drop_last=true --set seed=$((run - 1)) --metrics-out "$tmp/ex.$model.$run.json" > "$tmp/ex.$model.out"
