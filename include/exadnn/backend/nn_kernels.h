@@ -168,7 +168,7 @@ using SoftmaxBackwardKernel = void(const SoftmaxGeometry& g, const Tensor& grad_
 /// computed stably (the row's maximum subtracted first), for logits [n, c] and target [n] (i64,
 /// dense). A target outside [0, c) is an Error naming it and its example; NaN in a row gives
 /// NaN. An optional kernel: where a backend registers none, softmax_cross_entropy() composes
-/// log_softmax, a one-hot pick and a sum.
+/// logits - logsumexp, a one-hot pick and a sum.
 using CrossEntropyForwardKernel = void(const Tensor& loss, const Tensor& lse, const Tensor& logits,
                                        const Tensor& target);
 /// grad_logits [n, c] = grad_loss [n] (exp(logits [n, c] - lse [n]) - [c == target [n]]), from

@@ -17,7 +17,7 @@ Tensor one_hot(const Tensor& target, int64_t classes, DType dtype = DType::f32);
 /// f16 and bf16 are computed in f32) and class indices target [N] (integers in [0, C); one outside
 /// is an error naming it and its example). Differentiable w.r.t. the logits:
 /// grad = g (softmax(logits) - one_hot(target)). One fused kernel and one graph node where the
-/// backend has the kernel (CPU), else log_softmax, a one-hot pick and a sum.
+/// backend has the kernel (CPU), else logits - logsumexp, a one-hot pick and a sum.
 Tensor softmax_cross_entropy(const Tensor& logits, const Tensor& target);
 
 }  // namespace exadnn
