@@ -2,7 +2,6 @@
 // it, else the composition (logsumexp, a one-hot pick, a sum), with the same values and errors.
 #include "exadnn/ops/cross_entropy.h"
 
-#include "exadnn/autograd/grad_mode.h"
 #include "exadnn/backend/nn_kernels.h"
 #include "exadnn/ops/comparison.h"
 #include "exadnn/ops/elementwise.h"
