@@ -5,11 +5,11 @@
 #include <omp.h>
 
 #include <cmath>
-#include <limits>
 
 #include "exadnn/backend/nn_kernels.h"
 #include "exadnn/core/error.h"
 #include "loops.h"
+#include "row_log_sum_exp.h"
 
 namespace exadnn::cpu {
 
@@ -39,12 +39,8 @@ void cross_entropy_forward(const Tensor& loss, const Tensor& lse, const Tensor& 
 #pragma omp parallel for if (parallel_rows(n, c)) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     const T* row = x + i * c;
-    T mx = -std::numeric_limits<T>::infinity();
-    for (int64_t k = 0; k < c; ++k) mx = std::max(mx, row[k]);  // NaN skipped here, kept below
-    if (std::isinf(mx)) mx = mx < 0 ? T(0) : mx;  // an all -inf row: log Σ = -inf, loss NaN
-    double sum = 0.0;
-    for (int64_t k = 0; k < c; ++k) sum += std::exp(row[k] - mx);
-    const T log_sum = static_cast<T>(std::log(sum));
+    const T mx = row_shift(row, c, 1);  // an all -inf row: log Σ = -inf, the loss NaN
+    const T log_sum = row_log_sum_exp(row, c, 1, mx);
     out[i] = log_sum - (row[t[i]] - mx);  // -log_softmax at the target, without mx's rounding
     out_lse[i] = mx + log_sum;
   }

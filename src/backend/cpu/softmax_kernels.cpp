@@ -3,11 +3,10 @@
 #include <omp.h>
 
 #include <cmath>
-#include <limits>
-#include <vector>
 
 #include "exadnn/backend/nn_kernels.h"
 #include "loops.h"
+#include "row_log_sum_exp.h"
 
 namespace exadnn::cpu {
 
@@ -20,15 +19,12 @@ bool parallel_rows(const SoftmaxGeometry& g) {
 // One row of `axis` elements with stride `inner`.
 template <class T>
 void softmax_row(const T* x, T* out, int64_t n, int64_t stride, bool log) {
-  T mx = -std::numeric_limits<T>::infinity();
-  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, x[i * stride]);
-  if (std::isinf(mx)) mx = mx < 0 ? T(0) : mx;  // an all -inf row: exp(-inf - 0) = 0
-  double sum = 0.0;
+  const T mx = row_shift(x, n, stride);
   if (log) {
-    for (int64_t i = 0; i < n; ++i) sum += std::exp(x[i * stride] - mx);
-    const T log_sum = static_cast<T>(std::log(sum));
+    const T log_sum = row_log_sum_exp(x, n, stride, mx);
     for (int64_t i = 0; i < n; ++i) out[i * stride] = (x[i * stride] - mx) - log_sum;
   } else {
+    double sum = 0.0;
     for (int64_t i = 0; i < n; ++i) {
       const T e = std::exp(x[i * stride] - mx);
       out[i * stride] = e;
