@@ -4,9 +4,11 @@
 # EXADNN_TEST_CODE_FLAGS (default -O0) applies to the test programs' own files only: assertions,
 # fixtures and small reference loops, a few milliseconds of a test's run. The library, the apps'
 # libraries and the tools they test keep the build type's flags (-O3 in Release), so the tests
-# still check the code that users run. Measured on pool_test.cpp (2-core Zen 5): 8.4 s at -O3,
-# 3.5 s at -O0 in the Release build; 10.1 s at -O1, 6.0 s at -O0 with ASan + UBSan. The test
-# command compiles ~250 of these files twice.
+# still check the code that users run; so do the ops tests' naive layer loops, which run millions
+# of multiply-adds (a library of their own: tests/ops/reference). Measured on pool_test.cpp
+# (2-core Zen 5): 8.4 s at -O3, 3.5 s at -O0 in the Release build; 10.1 s at -O1, 6.0 s at -O0
+# with ASan + UBSan. The test command compiles ~190 of these files twice: 697 -> 452 CPU-seconds
+# in the Release build, 1 196 -> 754 in the sanitizer build (2026-12-07).
 #
 # Nearly every test file includes GoogleTest and the public umbrella header: ~1.8 s of parsing
 # per file, compiled once into the precompiled header instead of in every file. EXADNN_PCH=OFF
