@@ -34,6 +34,7 @@
 #include "exadnn/backend/denormals.h"
 #include "exadnn/backend/dispatch.h"
 #include "exadnn/backend/kernels.h"
+#include "exadnn/backend/measured_routes.h"
 #include "exadnn/backend/nn_kernels.h"
 #include "exadnn/backend/optim_kernels.h"
 #include "exadnn/backend/precision_policy.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "conv_tuning_fixture.h"
+#include "route_tuning_fixture.h"
 #include "testing.h"
 
 using namespace exadnn;
@@ -126,7 +126,7 @@ TEST_F(ConvTuning, EachConvPoolBackwardRouteGivesTheTwoOpsGradients) {
       for (const Problem& p : problems())
         for (ConvPass pass : kBackwardPasses) out << key(p, pass) << ' ' << route << '\n';
     }
-    cpu::forget_conv_routes();
+    cpu::forget_tuned_routes();
     for (const Problem& p : problems())
       expect_step_as_two_ops(p, detail::cat(route, ", x [", p.conv.n, ", ", p.conv.c, ", ",
                                             p.conv.h, ", ", p.conv.w, "]"));
@@ -145,7 +145,7 @@ TEST_F(ConvTuning, ARouteTheConvPoolStepDoesNotTakeIsMeasuredAgain) {
   }
   expect_step_as_two_ops(p, "after a dense line");
   EXPECT_EQ(lines_of(wisdom()).size(), 4u);
-  cpu::forget_conv_routes();  // as a new process would start
+  cpu::forget_tuned_routes();  // as a new process would start
   expect_step_as_two_ops(p, "the next process");
   EXPECT_EQ(lines_of(wisdom()).size(), 4u);
 }
@@ -179,7 +179,7 @@ TEST_F(ConvTuning, AMeasurementsRunsReuseTheMemoryOfTheLast) {
       std::ofstream out(wisdom(), std::ios::trunc);
       for (ConvPass pass : kBackwardPasses) out << key(p, pass) << ' ' << route << '\n';
     }
-    cpu::forget_conv_routes();
+    cpu::forget_tuned_routes();
     following = std::max(following, backward_peak());
   }
   EXPECT_LE(measuring, following);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/nn_impl.h"
-#include "conv_tuning_fixture.h"
+#include "route_tuning_fixture.h"
 #include "testing.h"
 
 using namespace exadnn;
@@ -74,19 +74,19 @@ TEST_F(ConvTuning, EachPassIsMeasuredOnceAndWrittenDown) {
 // results, measured once) but is not written down; a later process on a quiet machine measures
 // again and writes.
 TEST_F(ConvTuning, AMeasurementOnABusyMachineIsKeptButNotWrittenDown) {
-  EXPECT_EQ(conv_routes_not_remembered(), 0);
+  EXPECT_EQ(measured_routes_not_remembered(), 0);
   cpu::set_others_cpu_clock(&busy_machine);
   expect_conv_step_as_im2col();
   EXPECT_EQ(lines_of(wisdom()).size(), 0u);
-  EXPECT_EQ(conv_routes_not_remembered(), 3);  // forward, backward data, backward weights
+  EXPECT_EQ(measured_routes_not_remembered(), 3);  // forward, backward data, backward weights
   conv_step();  // known in the process: not measured again, still not written
   EXPECT_EQ(lines_of(wisdom()).size(), 0u);
-  EXPECT_EQ(conv_routes_not_remembered(), 3);
-  cpu::forget_conv_routes();  // as a new process would start
+  EXPECT_EQ(measured_routes_not_remembered(), 3);
+  cpu::forget_tuned_routes();  // as a new process would start
   cpu::set_others_cpu_clock(&quiet_machine);
   conv_step();
   EXPECT_EQ(lines_of(wisdom()).size(), 3u);
-  EXPECT_EQ(conv_routes_not_remembered(), 0);
+  EXPECT_EQ(measured_routes_not_remembered(), 0);
 }
 
 TEST_F(ConvTuning, AWrittenRouteIsFollowedAndBadLinesAreIgnored) {
@@ -136,9 +136,9 @@ TEST_F(ConvTuning, WithWinogradOffAWinogradLineIsNotFollowed) {
 
 TEST(ConvWisdomPath, NoneKeepsRoutesInTheProcessOnly) {
   ::setenv("EXADNN_CONV_WISDOM", "none", 1);
-  EXPECT_EQ(cpu::conv_wisdom_path(), "");
+  EXPECT_EQ(cpu::route_wisdom_path(), "");
   ::setenv("EXADNN_CONV_WISDOM", "/some/file", 1);
-  EXPECT_EQ(cpu::conv_wisdom_path(), "/some/file");
+  EXPECT_EQ(cpu::route_wisdom_path(), "/some/file");
   ::unsetenv("EXADNN_CONV_WISDOM");
 }
 

@@ -12,6 +12,7 @@
 
 #include "backend/cpu/conv_tuning.h"
 #include "backend/cpu/nn_impl.h"
+#include "backend/cpu/route_tuning.h"
 #include "exadnn/exadnn.h"
 #include "scratch_dir.h"
 #include "testing.h"
@@ -145,7 +146,7 @@ TEST(DenseConv, GradientsMatchFiniteDifferencesOfItsForward) {
 TEST(DenseConv, IsARouteTheTunerCanChoose) {
   exadnn::testing::ScratchDir dir("exadnn_dense_");
   ::setenv("EXADNN_CONV_WISDOM", dir.file("wisdom").c_str(), 1);
-  cpu::forget_conv_routes();
+  cpu::forget_tuned_routes();
   const Conv2dGeometry g = make(2, 3, 2, 2, 4, 3, 3, 1, 1, 1);
   {
     std::ofstream out(dir.file("wisdom"));
@@ -179,5 +180,5 @@ TEST(DenseConv, IsARouteTheTunerCanChoose) {
   for (std::string line; std::getline(in, line);) ++lines;
   EXPECT_EQ(lines, 3);  // followed, nothing measured
   ::unsetenv("EXADNN_CONV_WISDOM");
-  cpu::forget_conv_routes();
+  cpu::forget_tuned_routes();
 }

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "exadnn/backend/conv_algorithm.h"
+#include "exadnn/backend/measured_routes.h"
 #include "exadnn/backend/runtime.h"
 #include "exadnn/io/plot.h"
 #include "exadnn/train/schedulers.h"
@@ -57,11 +57,11 @@ double train(const train::TrainConfig& config, const train::TrainOptions& option
   const double accuracy = trainer.fit();
   if (!root || !trainer.strategy().trains()) return accuracy;
   std::printf("final test accuracy: %.2f%%\n", 100.0 * accuracy);
-  if (const long long busy = conv_routes_not_remembered(); busy > 0)
+  if (const long long busy = measured_routes_not_remembered(); busy > 0)
     std::printf(
-        "note: %lld convolution problem(s) were measured while other processes used the cores; "
-        "their routes served this run but were not remembered, so a rerun may take others and "
-        "differ in the last bits (EXADNN_CONV=onednn fixes every route)\n",
+        "note: %lld convolution or GEMM problem(s) were measured while other processes used the "
+        "cores; their routes served this run but were not remembered, so a rerun may take others "
+        "and differ in the last bits (EXADNN_CONV=onednn EXADNN_GEMM=onednn fix every route)\n",
         busy);
   if (!options.plot.empty()) {
     std::vector<double> losses, accuracies;

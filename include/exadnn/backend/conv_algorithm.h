@@ -8,7 +8,7 @@ enum class ConvAlgorithm {
   fastest,  ///< f32 convolutions: each problem's fastest route (oneDNN in its plain, blocked or
             ///< channels-last layout, im2col, or for images with fewer pixels than the kernel
             ///< has taps one dense GEMM), measured on first use and remembered in a
-            ///< wisdom file (see src/backend/cpu/conv_tuning.h); batch norm by exadnn's
+            ///< wisdom file (measured_routes.h); batch norm by exadnn's
             ///< channel-parallel loops; the rest as `onednn` (default)
   onednn,   ///< oneDNN primitives (batch norm included), forward and backward, layouts by a
             ///< fixed rule
@@ -21,12 +21,6 @@ enum class ConvAlgorithm {
 void set_conv_algorithm(ConvAlgorithm algorithm);
 /// The algorithm in effect.
 ConvAlgorithm conv_algorithm();
-/// Convolution problems this process measured (`fastest`) while other processes used the cores:
-/// their routes serve this process but are not written to the wisdom file, so a later run
-/// measures them again and may take other routes, which round differently. 0: every route this
-/// process took is remembered (or came from the wisdom file), and a rerun takes the same ones.
-long long conv_routes_not_remembered();
-
 /// "fastest", "onednn" or "im2col".
 const char* conv_algorithm_name(ConvAlgorithm algorithm);
 

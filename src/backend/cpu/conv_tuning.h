@@ -1,15 +1,6 @@
-// Which implementation runs one f32 convolution pass, chosen by measuring: on the first call of
-// a problem (geometry, bias, pass, thread count) every route runs on the call's own tensors, the
-// fastest is kept for the process and written to a wisdom file, so later processes on the same
-// machine take the same route (identical results across a resume) without measuring again. A
-// measurement during which other processes used the cores is kept for the process only: a busy
-// moment's choice is never written down for good.
-//
-// The wisdom file: $EXADNN_CONV_WISDOM, else $XDG_CACHE_HOME/exadnn/conv_wisdom, else
-// ~/.cache/exadnn/conv_wisdom; one line per problem, "<key> <route>". EXADNN_CONV_WISDOM=none
-// keeps choices in the process only. The file is locked (flock) while a problem is measured, so
-// concurrent processes do not time each other and agree on one entry. Lines from another CPU
-// model or oneDNN version have other keys and are ignored.
+// Which implementation runs one f32 convolution pass, chosen by measuring per problem (geometry,
+// bias, pass, thread count) among the routes below, and remembered in the wisdom file
+// (route_tuning.h).
 #pragma once
 
 #include <cstdint>
@@ -55,15 +46,5 @@ ConvRoute tuned_conv_route(const Conv2dGeometry& g, bool bias, ConvPass pass,
 /// version, threads, pass, geometry, bias).
 std::string conv_wisdom_key(const Conv2dGeometry& g, bool bias, ConvPass pass,
                             std::string_view op = "conv2d");
-/// CPU seconds the machine's other processes have used so far; a measurement during which they
-/// used more than a quarter of a core is not written down (see measure() in conv_tuning.cpp).
-/// Default: /proc/stat's busy time less this process's CPU time.
-using OthersCpuClock = double (*)();
-/// Replaces the clock (tests: a busy or a quiet machine on demand); nullptr restores the default.
-void set_others_cpu_clock(OthersCpuClock clock);
-/// Forgets the routes this process knows (tests; the wisdom file is kept).
-void forget_conv_routes();
-/// Where routes are persisted ("" when only in the process).
-std::string conv_wisdom_path();
 
 }  // namespace exadnn::cpu

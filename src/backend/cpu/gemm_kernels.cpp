@@ -1,9 +1,9 @@
-// CPU GEMM kernels: f32 through oneDNN (dnnl_sgemm, or its matmul primitive for a transposed B:
-// onednn_matmul.h) or CBLAS (or at the precision GemmArgs asks for, in
+// CPU GEMM kernels: f32 through oneDNN (dnnl_sgemm or its matmul primitive, per product:
+// gemm_routes.h) or CBLAS (or at the precision GemmArgs asks for, in
 // half_gemm.cpp), f64 through CBLAS, 16-bit floats with f32 sums (half_gemm.cpp), integers by a
 // blocked loop.
 #include <cblas.h>
-#include <oneapi/dnnl/dnnl.h>
+#include <omp.h>
 
 #include <climits>
 #include <type_traits>
@@ -12,9 +12,8 @@
 #include "exadnn/backend/kernels.h"
 #include "gemm_impl.h"
 #include "gemm_provider.h"
+#include "gemm_routes.h"
 #include "loops.h"
-#include "omp_team.h"
-#include "onednn_matmul.h"
 
 namespace exadnn::cpu {
 
@@ -90,18 +89,7 @@ void gemm_integer(const GemmArgs& g) {
 }  // namespace
 
 void sgemm(const GemmArgs& g) {
-  if (gemm_provider() == GemmProvider::onednn) {
-    using dt = dnnl::memory::data_type;
-    if (prefers_onednn_matmul(g)) return onednn_matmul(g, dt::f32, dt::f32);
-    const ExactTeamScope team;  // dnnl_sgemm splits for the team it asks for (omp_team.h)
-    const dnnl_status_t st = dnnl_sgemm(
-        g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n, g.k, static_cast<float>(g.alpha),
-        static_cast<const float*>(g.a), g.lda, static_cast<const float*>(g.b), g.ldb,
-        static_cast<float>(g.beta), static_cast<float*>(g.c), g.ldc);
-    EXADNN_CHECK(st == dnnl_success, "gemm", "dnnl_sgemm failed with status ", static_cast<int>(st),
-                 " for m=", g.m, " n=", g.n, " k=", g.k);
-    return;
-  }
+  if (gemm_provider() == GemmProvider::onednn) return run_f32_gemm(g, f32_gemm_route(g));
   blas_gemm(g, sizeof(float), [](const GemmArgs& p) {
     cblas_sgemm(CblasRowMajor, p.trans_a ? CblasTrans : CblasNoTrans,
                 p.trans_b ? CblasTrans : CblasNoTrans, blas_int(p.m, "m"), blas_int(p.n, "n"),

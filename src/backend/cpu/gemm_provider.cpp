@@ -17,10 +17,15 @@ Fn* blas_symbol(const char* name) {
   return reinterpret_cast<Fn*>(dlsym(RTLD_DEFAULT, name));
 }
 
-GemmProvider choose() {
+// EXADNN_GEMM unset, empty or "auto".
+bool automatic() {
   const char* env = std::getenv("EXADNN_GEMM");
-  if (env == nullptr || std::string_view(env) == "auto" || std::string_view(env).empty())
-    return GemmProvider::onednn;
+  return env == nullptr || std::string_view(env) == "auto" || std::string_view(env).empty();
+}
+
+GemmProvider choose() {
+  if (automatic()) return GemmProvider::onednn;
+  const char* env = std::getenv("EXADNN_GEMM");
   const std::string_view v(env);
   if (v == "blas") return GemmProvider::blas;
   if (v == "onednn") return GemmProvider::onednn;
@@ -35,6 +40,11 @@ GemmProvider gemm_provider() {
   return provider;
 }
 
+bool gemm_routes_measured() {
+  static const bool measured = gemm_provider() == GemmProvider::onednn && automatic();
+  return measured;
+}
+
 const char* gemm_provider_name(GemmProvider p) {
   return p == GemmProvider::blas ? "BLAS (cblas_sgemm)" : "oneDNN (dnnl_sgemm)";
 }
@@ -42,6 +52,10 @@ const char* gemm_provider_name(GemmProvider p) {
 std::string gemm_provider_report() {
   const char* env = std::getenv("EXADNN_GEMM");
   return detail::cat("f32 GEMM: ", gemm_provider_name(gemm_provider()),
+                     gemm_routes_measured() ? " or its matmul primitive, measured per problem"
+                                            : (gemm_provider() == GemmProvider::onednn
+                                                   ? " or its matmul primitive, by a fixed rule"
+                                                   : ""),
                      env ? detail::cat(" (EXADNN_GEMM=", env, ")")
                          : std::string(" (default; EXADNN_GEMM=blas|onednn overrides)"));
 }

@@ -8,10 +8,15 @@ namespace exadnn::cpu {
 /// A CPU GEMM implementation.
 enum class GemmProvider { blas, onednn };
 
-/// The provider for f32 GEMM: EXADNN_GEMM=blas|onednn if set, else oneDNN. oneDNN's JIT picks
-/// its kernel from the instructions the CPU has; a distribution OpenBLAS may not recognise a new
-/// processor and fall back to a kernel several times slower (Debian's 0.3.21 does, on Zen 4).
+/// The provider for f32 GEMM: EXADNN_GEMM=blas|onednn|auto if set, else auto (oneDNN). oneDNN's
+/// JIT picks its kernel from the instructions the CPU has; a distribution OpenBLAS may not
+/// recognise a new processor and fall back to a kernel several times slower (Debian's 0.3.21
+/// does, on Zen 4).
 GemmProvider gemm_provider();
+/// Whether oneDNN's two ways of running an f32 GEMM (dnnl_sgemm, its matmul primitive) are
+/// chosen per problem by measuring (EXADNN_GEMM=auto or unset; gemm_routes.h) rather than by
+/// a fixed rule (EXADNN_GEMM=onednn).
+bool gemm_routes_measured();
 const char* gemm_provider_name(GemmProvider p);
 /// One line saying what was chosen and why, for runtime_info().
 std::string gemm_provider_report();

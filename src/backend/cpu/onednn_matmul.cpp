@@ -100,8 +100,4 @@ void onednn_matmul(const GemmArgs& g, memory::data_type in, memory::data_type ou
   });
 }
 
-bool prefers_onednn_matmul(const GemmArgs& g) {
-  return g.trans_b && !g.trans_a && g.m > 0 && g.n > 0 && g.k > 0;
-}
-
 }  // namespace exadnn::cpu

@@ -1,11 +1,11 @@
 // GEMM through oneDNN's matmul primitive (internal to the CPU backend): one primitive per problem,
 // created on first use and cached, its scratchpad taken from exadnn's MemoryManager.
 //
-// Used for bf16 operands (half_gemm.cpp) and, in f32, for products with a transposed B and a plain
-// A — a Linear layer's forward x·Wᵀ — where dnnl_sgemm's kernel is slow on thin problems and the
-// primitive's brgemm kernel is not (bench/linear_gemm_bench.cpp, 2 threads, dnnl_sgemm vs
-// primitive: 128×1024→256 176 vs 332 GFLOP/s, 256×2048→2048 242 vs 385, 32×1024→1024 65 vs 223).
-// Without a transposed B the two trade places shape by shape, so dnnl_sgemm keeps those.
+// Used for bf16 operands (half_gemm.cpp), the fused Linear forward (linear_kernels.cpp) and the
+// f32 products gemm_routes.h sends to it: with a transposed B and a plain A — a Linear layer's
+// forward x·Wᵀ — dnnl_sgemm's kernel is slow on thin problems and the primitive's brgemm kernel
+// is not (bench/linear_gemm_bench.cpp, 2 threads, dnnl_sgemm vs primitive: 128×1024→256 176 vs
+// 332 GFLOP/s, 256×2048→2048 242 vs 385, 32×1024→1024 65 vs 223).
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -24,8 +24,5 @@ struct MatmulEpilogue {
 /// `in` and C of type `out` (f32 or bf16), through a cached matmul primitive. Needs m, n, k > 0.
 void onednn_matmul(const GemmArgs& g, dnnl::memory::data_type in, dnnl::memory::data_type out,
                    const MatmulEpilogue& epilogue = {});
-
-/// Whether an f32 GEMM of this form runs faster through onednn_matmul than through dnnl_sgemm.
-bool prefers_onednn_matmul(const GemmArgs& g);
 
 }  // namespace exadnn::cpu

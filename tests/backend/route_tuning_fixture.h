@@ -1,6 +1,6 @@
-// What the tests of measured convolution routes share (conv_tuning_test.cpp,
-// conv_pool_routes_test.cpp): exact f32 data, the wisdom file's lines, stand-in clocks of the
-// other processes' CPU time, and a fixture with its own wisdom file.
+// What the tests of measured routes share (conv_tuning_test.cpp, conv_pool_routes_test.cpp,
+// gemm_routes_test.cpp): exact f32 data, the wisdom file's lines, stand-in clocks of the other
+// processes' CPU time, and fixtures with their own wisdom file.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/cpu/conv_tuning.h"
+#include "backend/cpu/route_tuning.h"
 #include "exadnn/exadnn.h"
 #include "scratch_dir.h"
 
@@ -44,23 +45,28 @@ inline double busy_machine() {
 }
 
 // Points the wisdom file at a scratch folder and starts from no known route, on a quiet machine.
-class ConvTuning : public ::testing::Test {
+class RouteTuning : public ::testing::Test {
  protected:
-  ConvTuning() : guard_(ConvAlgorithm::fastest) {
+  RouteTuning() {
     ::setenv("EXADNN_CONV_WISDOM", dir_.file("wisdom").c_str(), 1);
-    cpu::forget_conv_routes();
+    cpu::forget_tuned_routes();
     cpu::set_others_cpu_clock(&quiet_machine);
   }
-  ~ConvTuning() override {
+  ~RouteTuning() override {
     ::unsetenv("EXADNN_CONV_WISDOM");
-    cpu::forget_conv_routes();
+    cpu::forget_tuned_routes();
     cpu::set_others_cpu_clock(nullptr);
   }
   std::string wisdom() const { return dir_.file("wisdom"); }
 
  private:
   exadnn::testing::ScratchDir dir_{"exadnn_backend_"};
-  ConvAlgorithmGuard guard_;
+};
+
+// The same, with every f32 convolution's route measured (ConvAlgorithm::fastest).
+class ConvTuning : public RouteTuning {
+ private:
+  ConvAlgorithmGuard guard_{ConvAlgorithm::fastest};
 };
 
 }  // namespace exadnn::testing
