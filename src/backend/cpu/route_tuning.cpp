@@ -199,17 +199,19 @@ size_t tuned_route(const std::string& key, std::span<const std::string_view> rou
                    const std::function<void(size_t)>& run) {
   EXADNN_CHECK(!routes.empty(), "tuned_route", "no route to measure for ", key);
   if (measuring || omp_in_parallel() != 0) return 0;
-  const auto index_of = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(routes.begin(), routes.end(), name) - routes.begin());
-  };
   Known& k = known();
+  // The index of the route remembered for `key`, routes.size() when none of `routes` is.
+  const auto remembered = [&] {
+    const auto it = k.routes.find(key);
+    if (it == k.routes.end()) return routes.size();
+    return static_cast<size_t>(std::find(routes.begin(), routes.end(), it->second) -
+                               routes.begin());
+  };
   std::lock_guard<std::mutex> lock(k.mutex);  // one thread measures; the others wait for it
-  if (auto it = k.routes.find(key); it != k.routes.end() && index_of(it->second) < routes.size())
-    return index_of(it->second);
+  if (const size_t i = remembered(); i < routes.size()) return i;
   const LockedWisdom wisdom(route_wisdom_path());
   for (auto& [saved_key, route] : wisdom.read()) k.routes.emplace(saved_key, std::move(route));
-  if (auto it = k.routes.find(key); it != k.routes.end() && index_of(it->second) < routes.size())
-    return index_of(it->second);
+  if (const size_t i = remembered(); i < routes.size()) return i;
   const Measurement m = [&] {
     struct Flag {  // `measuring` for the measurement's lifetime, an exception's too
       Flag() { measuring = true; }
