@@ -33,13 +33,10 @@ bool measured(const GemmArgs& g) {
 }
 
 constexpr GemmRoute kGemmRoutes[] = {GemmRoute::dnnl_sgemm, GemmRoute::onednn_matmul};
+// Their names in the wisdom file, in the same order.
 constexpr std::string_view kGemmRouteNames[] = {"dnnl-sgemm", "onednn-matmul"};
 
 }  // namespace
-
-const char* gemm_route_name(GemmRoute route) {
-  return kGemmRouteNames[static_cast<size_t>(route)].data();
-}
 
 std::string gemm_wisdom_key(const GemmArgs& g) {
   std::ostringstream s;

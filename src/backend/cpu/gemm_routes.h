@@ -22,7 +22,6 @@ enum class GemmRoute : uint8_t {
   dnnl_sgemm,     ///< oneDNN's BLAS-like sgemm
   onednn_matmul,  ///< oneDNN's matmul primitive, cached per problem
 };
-const char* gemm_route_name(GemmRoute route);
 
 /// The route for this f32 product, measuring it first where the rule above says (a product with
 /// m, n or k = 0 takes dnnl_sgemm: the primitive needs them > 0).
