@@ -236,10 +236,11 @@ TEST(Pipeline, EqualStagesIdleTheBubbleWithinTenPercent) {
     EXPECT_NEAR(least / bubble, 1.0, 0.10)
         << to_string(schedule) << ", stage " << comm.rank() << " of " << p << ": idle " << least
         << " against the bubble " << bubble;
-    std::printf("%s, %d stages, %lld micro-batches: stage %d idle %.4f (steps %.4f %.4f %.4f), "
-                "bubble %.4f (%.3fx)\n",
-                to_string(schedule), p, static_cast<long long>(m), comm.rank(), least, idle[0],
-                idle[1], idle[2], bubble, least / bubble);
+    std::printf(
+        "%s, %d stages, %lld micro-batches: stage %d idle %.4f (steps %.4f %.4f %.4f), "
+        "bubble %.4f (%.3fx)\n",
+        to_string(schedule), p, static_cast<long long>(m), comm.rank(), least, idle[0], idle[1],
+        idle[2], bubble, least / bubble);
   }
 }
 
