@@ -102,14 +102,17 @@ class PipelineOptions {
 
 /// What the last step measured on this rank.
 struct PipelineStats {
-  double wall_seconds = 0;      ///< the whole step
+  /// The whole step on this rank, from entering forward_backward to its last send: a stage that
+  /// ends first leaves out the tail the others still run, so the step's makespan is the largest
+  /// wall over the ranks (an allreduce with ReduceOp::max, after a barrier before the step).
+  double wall_seconds = 0;
   double busy_seconds = 0;      ///< this stage's forward and backward compute
   double forward_seconds = 0;   ///< of which forward (the loss's included on the last stage)
   double backward_seconds = 0;  ///< and backward (recomputation included)
   /// Per micro-batch (by index), this stage's forward and backward compute: what a replay of the
   /// schedule needs to tell the bubble its costs imply from time lost to messages.
   std::vector<double> forward_each, backward_each;
-  double idle_fraction = 0;          ///< 1 − busy / wall
+  double idle_fraction = 0;          ///< 1 − busy / wall (of this rank's wall)
   int64_t max_live_activations = 0;  ///< micro-batches whose forward was kept for backward, at most
 };
 
