@@ -52,7 +52,10 @@ TEST(Profiler, ANestedRegionsTimeIsNotCountedInItsParent) {
   EXPECT_EQ(outer->calls, 1);
   EXPECT_GE(inner->seconds, 0.1);
   EXPECT_GE(outer->seconds, 0.01);
-  EXPECT_LT(outer->seconds, 0.1);  // the inner 100 ms are the inner region's
+  // The inner 100 ms are the inner region's: counted in the outer one too, it would hold at least
+  // 110 ms, more than the inner; its own 10 ms may overshoot on a loaded machine by far more than
+  // a fixed bound would allow.
+  EXPECT_LT(outer->seconds, inner->seconds);
 }
 
 TEST(Profiler, LayerLabelsNestAndAreWhatNewNodesCarry) {
