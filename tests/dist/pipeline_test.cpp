@@ -202,12 +202,12 @@ class SleepyLayer : public nn::Module {
 // 1 − its busy time / the step's makespan (the longest stage's wall), as the bubble formula
 // counts it; a stage's own `idle_fraction` counts against its own wall, which leaves out the
 // tail it does not wait for when it finishes first. What a step idles beyond the bubble is a few
-// ms per operation (the messages, the sleeps' overshoot, the scheduler): 0.1-0.3 % of the bubble
-// with the 3- and 4-rank runs side by side on 2 cores. Other programs' ranks on the same cores
-// wake ours late and only add idle (a CI run with the 3-rank tests beside the 2-rank one read
-// 1.43x the bubble for 1F1B's last stage in one step): so the step that idled least is the
+// ms per operation (the messages, the sleeps' overshoot, the scheduler): 0.0-0.2 % of the bubble
+// on 2-4 ranks (one stage 2.7 % under it, its own sleeps overshooting). Other programs' ranks on
+// the same cores wake ours late and only add idle (a CI run with the 3-rank tests beside the 2-rank
+// one read 1.43x the bubble for 1F1B's last stage in one step): so the step that idled least is the
 // pipeline's own figure (a schedule that idles too much does so in every step), and CTest runs
-// this program alone (RUN_SERIAL).
+// the Pipeline suite alone (RUN_SERIAL).
 TEST(Pipeline, EqualStagesIdleTheBubbleWithinTenPercent) {
   Communicator comm = Communicator::world();
   const int p = comm.size();
